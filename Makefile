@@ -1,0 +1,98 @@
+# kbench: `make run` (set up, build, quick suite, report) and `make test`.
+SHELL := /bin/bash
+BUILD := build
+
+# Every Debian 12 package the project needs; `make setup` installs what is missing.
+APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
+	libcriterion-dev libssl-dev zlib1g-dev linux-source-6.12
+
+# libperf is not packaged in Debian 12: build it once from linux-source-6.12.
+LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
+LINUX_SRC_PARTS := tools/lib tools/include tools/arch tools/build tools/scripts \
+	scripts include/uapi arch/x86/include/uapi
+LIBPERF_DIR := $(BUILD)/libperf
+LIBPERF := $(LIBPERF_DIR)/usr/lib/libperf.a
+# libperf's evlist needs libapi's fdarray, built from the same tree.
+LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
+
+PKGS := libcjson sqlite3 libcrypto zlib
+CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(LIBPERF_DIR)/usr/include \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+WARN := -Wall -Wextra -Werror
+CFLAGS := -std=c11 -O2 -g $(WARN) -MMD -MP
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+LDLIBS := $(LIBPERF) $(LIBAPI) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+MAIN := bench/kbench.c
+SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis -name '*.c')))
+OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
+SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
+
+.PHONY: all setup run test clean FORCE
+all: $(BUILD)/kbench
+
+setup:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "setup: installing" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
+	fi
+	@$(MAKE) --no-print-directory $(LIBPERF)
+
+$(LIBPERF):
+	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
+	@echo "setup: building libperf from $(LINUX_SRC_TAR)"
+	@rm -rf $(BUILD)/linux-src && mkdir -p $(BUILD)/linux-src
+	@tar -xJf $(LINUX_SRC_TAR) -C $(BUILD)/linux-src --strip-components=1 \
+		$(addprefix linux-source-6.12/,$(LINUX_SRC_PARTS))
+	@$(MAKE) -s -C $(BUILD)/linux-src/tools/lib/perf DESTDIR=$(CURDIR)/$(LIBPERF_DIR) \
+		prefix=/usr libdir_relative=lib install_lib install_headers >$(BUILD)/libperf.log 2>&1 && \
+	$(MAKE) -s -C $(BUILD)/linux-src/tools/lib/api DESTDIR=$(CURDIR)/$(LIBPERF_DIR) \
+		prefix=/usr libdir_relative=lib install_lib >>$(BUILD)/libperf.log 2>&1 || \
+		{ cat $(BUILD)/libperf.log >&2; exit 3; }
+	@rm -rf $(BUILD)/linux-src
+
+# The suite revision, rewritten only when it changes so it rebuilds what uses it.
+$(BUILD)/revision.h: FORCE
+	@mkdir -p $(BUILD)
+	@rev=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	line="#define KB_REVISION \"$$rev\""; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/revision.h | $(LIBPERF)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(BUILD)/revision.h | $(LIBPERF)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/kbench: $(OBJ) $(BUILD)/obj/bench/kbench.o
+	$(CC) $^ $(LDLIBS) -o $@
+
+# The test build: the CLI and the tests, under ASan and UBSan.
+$(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/bench/kbench.o
+	$(CC) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/san/kbench-tests: $(SAN_OBJ) $(TEST_OBJ)
+	$(CC) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+run: setup
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/kbench run --quick
+
+# One job: several tests change system-wide state (vm.max_map_count).
+test: setup
+	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
+	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench $(BUILD)/san/kbench-tests --jobs=1
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/kbench $(BUILD)/revision.h
+
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

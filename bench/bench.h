@@ -1,0 +1,98 @@
+/*
+ * The benchmark interface. A family file (bench/mm/guard.c) defines an array
+ * of struct kb_bench; bench/registry.c lists the families. The harness
+ * (harness.c) expands each benchmark's methods and parameter axes into
+ * cases, checks the features each method needs, and drives
+ * setup/sample/teardown, so a benchmark only says what one sample is.
+ */
+#ifndef KB_BENCH_H
+#define KB_BENCH_H
+
+#include "../results/run.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A variant being compared; the feature (a kernel/probe.c row) it needs. */
+struct kb_method {
+	const char *name;	/* "madv_guard" */
+	const char *feature;	/* "madv_guard", or NULL when always available */
+};
+
+/* A parameter and its values, comma-separated, for --quick and --full. */
+struct kb_axis {
+	const char *key;
+	const char *quick;
+	const char *full;
+};
+
+#define KB_MAX_PARAMS 8
+
+/* One point of the sweep: method plus one value per axis. */
+struct kb_case {
+	const struct kb_bench *bench;
+	const struct kb_method *method;
+	int nparams;
+	struct {
+		const char *key;
+		char value[32];
+	} params[KB_MAX_PARAMS];
+	char canonical[256];	/* "method=madv_guard,regions=1000,guard_pages=1" */
+};
+
+/* Integer value of a parameter of this case (the axes are numeric). */
+long kb_case_long(const struct kb_case *c, const char *key);
+
+/*
+ * What a sample hands back. The benchmark brackets exactly the measured work
+ * with kb_meter_begin/end (which also drive the perf counters) and says how
+ * many operations it did. For timed benchmarks the harness turns the
+ * bracketed time into ns per op; other benchmarks set value themselves.
+ */
+struct kb_meter;
+void kb_meter_begin(struct kb_meter *m);
+void kb_meter_end(struct kb_meter *m);
+
+struct kb_sample {
+	uint64_t ops;		/* operations inside the brackets */
+	double value;		/* the metric, for benchmarks with timed == false */
+};
+
+struct kb_bench {
+	const char *name;	/* "mm/guard/install" */
+	const char *summary;	/* one line for `kbench list` */
+	const char *metric;	/* "latency" */
+	const char *unit;	/* "ns/op" */
+	enum kb_direction direction;
+	const struct kb_method *methods;	/* terminated by {NULL} */
+	const char *baseline;	/* the method the others are compared against */
+	const struct kb_axis *axes;		/* terminated by {NULL} */
+	/*
+	 * timed: the value is bracketed ns / ops, and the harness grows the
+	 * batch until one sample lasts at least the minimum sample time.
+	 * Otherwise batch is always 1 and the sample sets value.
+	 */
+	bool timed;
+	size_t state_size;
+	/* Returns 0, or a negative errno with why[] filled (the case fails). */
+	int (*setup)(void *state, const struct kb_case *c, char *why, size_t size);
+	int (*sample)(void *state, struct kb_meter *m, uint64_t batch,
+		      struct kb_sample *out, char *why, size_t size);
+	/* Facts about the case to store with the result (may be NULL). */
+	void (*facts)(void *state, struct kb_result *r);
+	void (*teardown)(void *state);
+};
+
+/* Families, as listed by registry.c. */
+struct kb_family {
+	const char *name;	/* "mm/guard" */
+	const struct kb_bench *benches;	/* terminated by {NULL} */
+};
+
+extern const struct kb_family kb_families[];
+
+/* Calls fn for every registered benchmark, in registry order. */
+void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg);
+
+#endif

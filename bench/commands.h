@@ -1,0 +1,12 @@
+/* The subcommands; kbench.c dispatches to them. Each returns an exit code. */
+#ifndef KB_COMMANDS_H
+#define KB_COMMANDS_H
+
+int cmd_list(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_probe(int argc, char **argv);	/* kernel/probe.c */
+int cmd_runs(int argc, char **argv);	/* results/cmd_results.c */
+int cmd_export(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+#endif

@@ -1,0 +1,14 @@
+/* Captures the environment a run was measured in (DESIGN.md, Result schema). */
+#ifndef KB_ENV_H
+#define KB_ENV_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* Kernel, config, CPU, governor, SMT, mitigations, THP, virtualization. */
+cJSON *kb_env_capture(void);
+
+/* The kernel config text (/proc/config.gz or /boot/config-RELEASE); caller frees. */
+char *kb_env_kernel_config(const char *release, char *source, size_t size);
+
+#endif

@@ -1,0 +1,52 @@
+/* kbench: the command-line entry point, the one place that knows every subcommand. */
+#include "commands.h"
+#include "revision.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "list", cmd_list, "benchmarks, metrics, and whether this kernel can run each" },
+	{ "probe", cmd_probe, "kernel features present/absent with evidence" },
+	{ "run", cmd_run, "run benchmarks, store the run, print the report" },
+	{ "runs", cmd_runs, "list stored runs" },
+	{ "show", cmd_show, "text report of a stored run or exported file" },
+	{ "export", cmd_export, "a stored run as kbench-run/1 JSON" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: kbench COMMAND [OPTIONS]   (kbench COMMAND --help for its options)\n\n",
+	      out);
+	for (size_t i = 0; i < KB_ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fputs("\nexit codes: 0 ok, 1 regression, 2 usage or input error, 3 environment error\n",
+	      out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return KB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return KB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kbench %s\n", KB_REVISION);
+		return KB_EXIT_OK;
+	}
+	for (size_t i = 0; i < KB_ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	kb_err("unknown command '%s' (see kbench --help)", argv[1]);
+	return KB_EXIT_USAGE;
+}

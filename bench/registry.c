@@ -1,0 +1,16 @@
+/* The table of benchmark families: adding a family is one row here. */
+#include "bench.h"
+
+extern const struct kb_bench kb_mm_guard[];
+
+const struct kb_family kb_families[] = {
+	{ "mm/guard", kb_mm_guard },
+	{ NULL, NULL },
+};
+
+void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg)
+{
+	for (const struct kb_family *f = kb_families; f->name; f++)
+		for (const struct kb_bench *b = f->benches; b->name; b++)
+			fn(b, arg);
+}

@@ -1,0 +1,131 @@
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void kb_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool kb_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+char *kb_read_file(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+bool kb_read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (ok)
+		kb_rstrip(buf);
+	return ok;
+}
+
+int kb_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	ssize_t w;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, value, len);
+	if (w < 0)
+		err = -errno;
+	else if ((size_t)w != len)
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+char *kb_rstrip(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+uint64_t kb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,41 @@
+/* Small helpers shared by every module: errors, exit codes, files, numbers. */
+#ifndef KB_UTIL_H
+#define KB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes (DESIGN.md): one meaning each, for CI and scripts. */
+enum kb_exit {
+	KB_EXIT_OK = 0,
+	KB_EXIT_REGRESSION = 1,
+	KB_EXIT_USAGE = 2,	/* bad flags or bad input */
+	KB_EXIT_ENV = 3,	/* missing privilege, feature or dependency */
+	KB_EXIT_INTERRUPTED = 130,
+};
+
+#define KB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Prints "kbench: <message>" as one line on stderr. */
+void kb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parses a whole string as a positive integer in [min, max]. */
+bool kb_parse_long(const char *s, long min, long max, long *out);
+
+/* Reads a whole (small, e.g. /proc or /sys) file; NULL on error. Caller frees. */
+char *kb_read_file(const char *path, size_t *len);
+
+/* Reads the first line of a file without its newline into buf; false on error. */
+bool kb_read_line(const char *path, char *buf, size_t size);
+
+/* Writes a string to an existing file (sysctl, sysfs); 0 or -errno. */
+int kb_write_file(const char *path, const char *value);
+
+/* Strips trailing whitespace in place and returns s. */
+char *kb_rstrip(char *s);
+
+/* CLOCK_MONOTONIC_RAW in nanoseconds. */
+uint64_t kb_now_ns(void);
+
+#endif

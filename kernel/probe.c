@@ -1,0 +1,121 @@
+#include "probe.h"
+#include "probe_rows.h"
+#include "../bench/commands.h"
+#include "../bench/util.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One row per feature: adding a feature is one row and one probe function. */
+static const struct kb_feature features[] = {
+	{ "madv_guard", "MADV_GUARD_INSTALL", "6.13", kb_probe_madv_guard },
+	{ "perf_hw", "a hardware PMU (cycles, instructions)", "-", kb_probe_perf_hw },
+};
+
+static struct kb_probe_result results[KB_ARRAY_SIZE(features)];
+static bool probed;
+
+size_t kb_feature_count(void)
+{
+	return KB_ARRAY_SIZE(features);
+}
+
+const struct kb_feature *kb_feature_at(size_t i)
+{
+	return i < KB_ARRAY_SIZE(features) ? &features[i] : NULL;
+}
+
+const struct kb_probe_result *kb_probe_all(void)
+{
+	if (!probed) {
+		for (size_t i = 0; i < KB_ARRAY_SIZE(features); i++) {
+			results[i].feature = &features[i];
+			results[i].present = features[i].probe(results[i].evidence,
+							       sizeof(results[i].evidence));
+		}
+		probed = true;
+	}
+	return results;
+}
+
+const struct kb_probe_result *kb_probe_find(const char *name)
+{
+	const struct kb_probe_result *all = kb_probe_all();
+
+	for (size_t i = 0; i < KB_ARRAY_SIZE(features); i++)
+		if (strcmp(all[i].feature->name, name) == 0)
+			return &all[i];
+	return NULL;
+}
+
+void kb_probe_lack_reason(const struct kb_probe_result *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "kernel lacks %s (%s): %s", r->feature->title,
+		 r->feature->since, r->evidence);
+}
+
+static void probe_usage(FILE *out)
+{
+	fputs("usage: kbench probe [--json]\n"
+	      "  Probes the running kernel for every feature kbench measures and\n"
+	      "  prints present/absent with the evidence (a syscall result, a BTF type).\n",
+	      out);
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct kb_probe_result *all;
+	bool json = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			probe_usage(stdout);
+			return KB_EXIT_OK;
+		default:
+			kb_err("probe: unknown option (see kbench probe --help)");
+			return KB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		kb_err("probe: unexpected argument '%s'", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	all = kb_probe_all();
+	if (json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON *feats = cJSON_AddObjectToObject(root, "features");
+		char *text;
+
+		for (size_t i = 0; i < kb_feature_count(); i++) {
+			cJSON *f = cJSON_AddObjectToObject(feats, all[i].feature->name);
+
+			cJSON_AddBoolToObject(f, "present", all[i].present);
+			cJSON_AddStringToObject(f, "title", all[i].feature->title);
+			cJSON_AddStringToObject(f, "since", all[i].feature->since);
+			cJSON_AddStringToObject(f, "evidence", all[i].evidence);
+		}
+		text = cJSON_Print(root);
+		puts(text);
+		free(text);
+		cJSON_Delete(root);
+		return KB_EXIT_OK;
+	}
+	printf("%-12s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
+	for (size_t i = 0; i < kb_feature_count(); i++)
+		printf("%-12s %-8s %s\n", all[i].feature->name, all[i].present ? "yes" : "no",
+		       all[i].evidence);
+	return KB_EXIT_OK;
+}

@@ -1,0 +1,11 @@
+/* Probe functions, one per feature row in probe.c. */
+#ifndef KB_PROBE_ROWS_H
+#define KB_PROBE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+bool kb_probe_madv_guard(char *evidence, size_t size);
+bool kb_probe_perf_hw(char *evidence, size_t size);
+
+#endif

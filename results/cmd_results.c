@@ -1,0 +1,171 @@
+/* kbench runs / export / show: read stored runs (and exported files). */
+#include "json.h"
+#include "store.h"
+#include "../analysis/report_text.h"
+#include "../bench/commands.h"
+#include "../bench/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Parses [--db PATH] [-o FILE] [--json] and at most `positional` arguments. */
+struct read_cli {
+	const char *db, *output, *arg;
+	bool json;
+};
+
+static int parse_read_args(const char *cmd, const char *usage, int argc, char **argv,
+			   bool want_arg, struct read_cli *cli)
+{
+	enum { OPT_DB = 256 };
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:Jh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DB:
+			cli->db = optarg;
+			break;
+		case 'o':
+			cli->output = optarg;
+			break;
+		case 'J':
+			cli->json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			kb_err("%s: unknown option (see kbench %s --help)", cmd, cmd);
+			return KB_EXIT_USAGE;
+		}
+	}
+	if (want_arg && optind == argc) {
+		kb_err("%s: which run? (a run id or label, see kbench runs)", cmd);
+		return KB_EXIT_USAGE;
+	}
+	if (want_arg)
+		cli->arg = argv[optind++];
+	if (optind < argc) {
+		kb_err("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct kb_store *open_readonly(const char *db)
+{
+	char err[512];
+	struct kb_store *s = kb_store_open(db ? db : kb_store_default_path(), false, err,
+					   sizeof(err));
+
+	if (!s)
+		kb_err("%s", err);
+	return s;
+}
+
+static void print_run_row(const struct kb_run_info *i, void *arg)
+{
+	(void)arg;
+	printf("%-34s %-20s %-12s %-20s %4d %4d\n", i->id, i->label, i->host, i->kernel,
+	       i->results, i->skipped);
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	static const char usage[] = "usage: kbench runs [--db PATH]\n"
+				    "  Lists the stored runs, oldest first.\n";
+	struct read_cli cli = { 0 };
+	struct kb_store *s;
+	char err[512];
+	int rc = parse_read_args("runs", usage, argc, argv, false, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	s = open_readonly(cli.db);
+	if (!s)
+		return KB_EXIT_USAGE;
+	printf("%-34s %-20s %-12s %-20s %4s %4s\n", "RUN", "LABEL", "HOST", "KERNEL", "RES",
+	       "SKIP");
+	rc = kb_store_list_runs(s, print_run_row, NULL, err, sizeof(err)) ? KB_EXIT_USAGE : 0;
+	if (rc)
+		kb_err("runs: %s", err);
+	kb_store_close(s);
+	return rc;
+}
+
+/* A run from the store by id or label, or from an exported JSON file. */
+static int load_ref(const char *cmd, const char *db, const char *ref, struct kb_run *run)
+{
+	struct kb_store *s;
+	struct stat st;
+	char err[512];
+	int found;
+
+	if (stat(ref, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (kb_run_read_json(ref, run, err, sizeof(err))) {
+			kb_err("%s: %s", cmd, err);
+			return KB_EXIT_USAGE;
+		}
+		return 0;
+	}
+	s = open_readonly(db);
+	if (!s)
+		return KB_EXIT_USAGE;
+	found = kb_store_load_run(s, ref, run, err, sizeof(err));
+	kb_store_close(s);
+	if (found < 0)
+		kb_err("%s: %s", cmd, err);
+	else if (found == 0)
+		kb_err("%s: no run with id or label '%s' (see kbench runs)", cmd, ref);
+	return found == 1 ? 0 : KB_EXIT_USAGE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const char usage[] = "usage: kbench export RUN [--db PATH] [-o FILE]\n"
+				    "  Writes a stored run (id or newest with that label) as\n"
+				    "  kbench-run/1 JSON, every raw sample included.\n";
+	struct read_cli cli = { 0 };
+	struct kb_run run;
+	char err[512];
+	int rc = parse_read_args("export", usage, argc, argv, true, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	rc = load_ref("export", cli.db, cli.arg, &run);
+	if (rc)
+		return rc;
+	if (kb_run_write_json(&run, cli.output ? cli.output : "-", err, sizeof(err))) {
+		kb_err("export: %s", err);
+		rc = KB_EXIT_USAGE;
+	}
+	kb_run_free(&run);
+	return rc;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char usage[] = "usage: kbench show RUN|FILE [--db PATH]\n"
+				    "  Prints the text report of a stored run or an exported file.\n";
+	struct read_cli cli = { 0 };
+	struct kb_run run;
+	int rc = parse_read_args("show", usage, argc, argv, true, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	rc = load_ref("show", cli.db, cli.arg, &run);
+	if (rc)
+		return rc;
+	kb_report_text(stdout, &run);
+	kb_run_free(&run);
+	return KB_EXIT_OK;
+}

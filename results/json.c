@@ -1,0 +1,317 @@
+#include "json.h"
+#include "../analysis/stats.h"
+#include "../bench/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Params as an object; numeric values become JSON numbers. */
+static cJSON *params_to_json(const char *params)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *p = params;
+
+	while (p && *p) {
+		const char *end = strchr(p, ','), *eq = strchr(p, '=');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char key[64], val[128];
+		long num;
+
+		if (eq && eq < p + len) {
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+			snprintf(val, sizeof(val), "%.*s", (int)(p + len - eq - 1), eq + 1);
+			if (kb_parse_long(val, -(1L << 52), 1L << 52, &num))
+				cJSON_AddNumberToObject(o, key, (double)num);
+			else
+				cJSON_AddStringToObject(o, key, val);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return o;
+}
+
+static cJSON *doubles(const double *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+	return a;
+}
+
+static cJSON *result_to_json(const struct kb_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *sum, *ci, *counters, *facts;
+	struct kb_summary s;
+
+	cJSON_AddStringToObject(o, "benchmark", r->benchmark);
+	cJSON_AddItemToObject(o, "params", params_to_json(r->params));
+	cJSON_AddStringToObject(o, "metric", r->metric);
+	cJSON_AddStringToObject(o, "unit", r->unit);
+	cJSON_AddStringToObject(o, "direction", kb_direction_name(r->direction));
+	cJSON_AddItemToObject(o, "samples", doubles(r->samples, r->nsamples));
+	cJSON_AddItemToObject(o, "warmup", doubles(r->warmup, r->nwarmup));
+	kb_summarize(r->samples, r->nsamples, &s);
+	sum = cJSON_AddObjectToObject(o, "summary");
+	cJSON_AddNumberToObject(sum, "n", (double)s.n);
+	cJSON_AddNumberToObject(sum, "median", s.median);
+	cJSON_AddNumberToObject(sum, "mean", s.mean);
+	cJSON_AddNumberToObject(sum, "stddev", s.stddev);
+	cJSON_AddNumberToObject(sum, "min", s.min);
+	cJSON_AddNumberToObject(sum, "max", s.max);
+	ci = cJSON_AddArrayToObject(sum, "ci95");
+	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s.ci_lo));
+	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s.ci_hi));
+	counters = cJSON_AddObjectToObject(o, "counters");
+	for (size_t i = 0; i < r->ncounters; i++) {
+		/* null: this machine cannot count it (no PMU), never a fake zero. */
+		if (r->counters[i].available)
+			cJSON_AddNumberToObject(counters, r->counters[i].name, r->counters[i].per_op);
+		else
+			cJSON_AddNullToObject(counters, r->counters[i].name);
+	}
+	facts = cJSON_AddObjectToObject(o, "facts");
+	for (size_t i = 0; i < r->nfacts; i++)
+		cJSON_AddStringToObject(facts, r->facts[i].key, r->facts[i].value);
+	cJSON_AddItemToObject(o, "collectors", r->collectors ? cJSON_Duplicate(r->collectors, 1)
+							     : cJSON_CreateObject());
+	return o;
+}
+
+static cJSON *object_or_empty(const cJSON *o)
+{
+	return o ? cJSON_Duplicate(o, 1) : cJSON_CreateObject();
+}
+
+cJSON *kb_run_to_json(const struct kb_run *run)
+{
+	cJSON *doc = cJSON_CreateObject(), *r, *results, *skipped;
+
+	cJSON_AddStringToObject(doc, "schema", KB_RUN_SCHEMA);
+	r = cJSON_AddObjectToObject(doc, "run");
+	cJSON_AddStringToObject(r, "id", run->id);
+	cJSON_AddStringToObject(r, "label", run->label);
+	cJSON_AddStringToObject(r, "host", run->host);
+	cJSON_AddStringToObject(r, "started", run->started);
+	cJSON_AddStringToObject(r, "suite_revision", run->suite_revision);
+	cJSON_AddItemToObject(r, "environment", object_or_empty(run->environment));
+	cJSON_AddItemToObject(r, "features", object_or_empty(run->features));
+	results = cJSON_AddArrayToObject(doc, "results");
+	for (size_t i = 0; i < run->nresults; i++)
+		cJSON_AddItemToArray(results, result_to_json(&run->results[i]));
+	skipped = cJSON_AddArrayToObject(doc, "skipped");
+	for (size_t i = 0; i < run->nskipped; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(s, "benchmark", run->skipped[i].benchmark);
+		cJSON_AddItemToObject(s, "params", params_to_json(run->skipped[i].params));
+		cJSON_AddStringToObject(s, "reason", run->skipped[i].reason);
+		cJSON_AddItemToArray(skipped, s);
+	}
+	return doc;
+}
+
+/* ---- reading ---- */
+
+static const char *get_string(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Params object back to the canonical "k=v,k=v" string, in document order. */
+static bool params_from_json(const cJSON *o, char *out, size_t size)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!cJSON_IsObject(o))
+		return false;
+	cJSON_ArrayForEach(it, o) {
+		int w;
+
+		if (cJSON_IsNumber(it))
+			w = snprintf(out + n, size - n, "%s%s=%.0f", n ? "," : "", it->string,
+				     it->valuedouble);
+		else if (cJSON_IsString(it))
+			w = snprintf(out + n, size - n, "%s%s=%s", n ? "," : "", it->string,
+				     it->valuestring);
+		else
+			return false;
+		if (w < 0 || (size_t)w >= size - n)
+			return false;
+		n += (size_t)w;
+	}
+	return true;
+}
+
+static bool samples_from_json(const cJSON *a, struct kb_result *r, bool warmup)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsArray(a))
+		return false;
+	cJSON_ArrayForEach(it, a)
+		if (!cJSON_IsNumber(it) || kb_result_add_sample(r, it->valuedouble, warmup))
+			return false;
+	return true;
+}
+
+static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *err,
+			    size_t size)
+{
+	const char *bench = get_string(o, "benchmark"), *metric = get_string(o, "metric");
+	const char *unit = get_string(o, "unit"), *dir = get_string(o, "direction");
+	const cJSON *warm = cJSON_GetObjectItemCaseSensitive(o, "warmup"), *it;
+	enum kb_direction d;
+	struct kb_result *r;
+	char params[512];
+
+	if (!bench || !metric || !unit || !dir || !kb_direction_parse(dir, &d) ||
+	    !params_from_json(cJSON_GetObjectItemCaseSensitive(o, "params"), params,
+			      sizeof(params))) {
+		snprintf(err, size, "results[%zu]: missing or malformed benchmark, params,"
+			 " metric, unit or direction", idx);
+		return -1;
+	}
+	r = kb_run_add_result(run, bench, params, metric, unit, d);
+	if (!r || !samples_from_json(cJSON_GetObjectItemCaseSensitive(o, "samples"), r, false) ||
+	    (warm && !samples_from_json(warm, r, true))) {
+		snprintf(err, size, "results[%zu] (%s): samples must be an array of numbers",
+			 idx, bench);
+		return -1;
+	}
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "counters"))
+		kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
+				      cJSON_IsNumber(it) ? it->valuedouble : 0.0);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "facts"))
+		if (cJSON_IsString(it))
+			kb_result_add_fact(r, it->string, it->valuestring);
+	it = cJSON_GetObjectItemCaseSensitive(o, "collectors");
+	if (cJSON_IsObject(it)) {
+		cJSON_Delete(r->collectors);
+		r->collectors = cJSON_Duplicate(it, 1);
+	}
+	return 0;
+}
+
+static bool copy_field(char *dst, size_t size, const cJSON *o, const char *key)
+{
+	const char *v = get_string(o, key);
+
+	if (!v || strlen(v) >= size)
+		return false;
+	memcpy(dst, v, strlen(v) + 1);
+	return true;
+}
+
+int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t size)
+{
+	const char *schema = get_string(doc, "schema");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
+	const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(doc, "skipped"), *it;
+	size_t i = 0;
+
+	kb_run_init(run);
+	if (!schema || strcmp(schema, KB_RUN_SCHEMA) != 0) {
+		snprintf(err, size, "not a %s document (schema is %s)", KB_RUN_SCHEMA,
+			 schema ? schema : "missing");
+		return -1;
+	}
+	if (!cJSON_IsObject(r) || !cJSON_IsArray(results) ||
+	    !copy_field(run->id, sizeof(run->id), r, "id") ||
+	    !copy_field(run->label, sizeof(run->label), r, "label") ||
+	    !copy_field(run->host, sizeof(run->host), r, "host") ||
+	    !copy_field(run->started, sizeof(run->started), r, "started") ||
+	    !copy_field(run->suite_revision, sizeof(run->suite_revision), r, "suite_revision")) {
+		snprintf(err, size, "run: missing or malformed id, label, host, started,"
+			 " suite_revision or results");
+		return -1;
+	}
+	run->environment = object_or_empty(cJSON_GetObjectItemCaseSensitive(r, "environment"));
+	run->features = object_or_empty(cJSON_GetObjectItemCaseSensitive(r, "features"));
+	cJSON_ArrayForEach(it, results) {
+		if (result_from_json(it, run, i++, err, size)) {
+			kb_run_free(run);
+			return -1;
+		}
+	}
+	cJSON_ArrayForEach(it, skipped) {
+		const char *bench = get_string(it, "benchmark"), *reason = get_string(it, "reason");
+		char params[512];
+
+		if (!bench || !reason ||
+		    !params_from_json(cJSON_GetObjectItemCaseSensitive(it, "params"), params,
+				      sizeof(params))) {
+			snprintf(err, size, "skipped: entries need benchmark, params and reason");
+			kb_run_free(run);
+			return -1;
+		}
+		kb_run_add_skip(run, bench, params, reason);
+	}
+	return 0;
+}
+
+int kb_run_write_json(const struct kb_run *run, const char *path, char *err, size_t size)
+{
+	cJSON *doc = kb_run_to_json(run);
+	char *text = doc ? cJSON_Print(doc) : NULL;
+	bool to_stdout = strcmp(path, "-") == 0;
+	FILE *f = NULL;
+	int rc = -1;
+
+	cJSON_Delete(doc);
+	if (!text) {
+		snprintf(err, size, "%s: out of memory", path);
+		return -1;
+	}
+	f = to_stdout ? stdout : fopen(path, "we");
+	if (!f) {
+		snprintf(err, size, "%s: %s", path, strerror(errno));
+	} else if (fputs(text, f) < 0 || fputc('\n', f) < 0 || fflush(f)) {
+		snprintf(err, size, "%s: %s", path, strerror(errno));
+	} else {
+		rc = 0;
+	}
+	if (f && !to_stdout && fclose(f) && rc == 0) {
+		snprintf(err, size, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	free(text);
+	return rc;
+}
+
+int kb_run_read_json(const char *path, struct kb_run *run, char *err, size_t size)
+{
+	size_t len;
+	char *text = kb_read_file(path, &len);
+	cJSON *doc;
+	int rc;
+
+	kb_run_init(run);
+	if (!text) {
+		snprintf(err, size, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!doc) {
+		snprintf(err, size, "%s: not valid JSON (truncated or malformed)", path);
+		return -1;
+	}
+	rc = kb_run_from_json(doc, run, err, size);
+	if (rc) {
+		/* Prefix the file name onto the schema error. */
+		char inner[512];
+
+		snprintf(inner, sizeof(inner), "%s", err);
+		snprintf(err, size, "%s: %s", path, inner);
+	}
+	cJSON_Delete(doc);
+	return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * The result schema in memory (DESIGN.md, "Result schema"): a run with its
+ * environment and feature probe, its results (every raw sample kept) and the
+ * benchmarks it skipped with their reasons. The store and the JSON export
+ * both read and write this shape.
+ */
+#ifndef KB_RUN_H
+#define KB_RUN_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum kb_direction { KB_LOWER_IS_BETTER, KB_HIGHER_IS_BETTER };
+
+struct kb_counter {
+	char *name;		/* "task-clock-ns", "page-faults", "cycles" */
+	bool available;		/* false: this machine cannot count it (no PMU) */
+	double per_op;		/* total count / operations measured */
+};
+
+struct kb_fact {
+	char *key;		/* "capped", "jit_private_stack" */
+	char *value;
+};
+
+struct kb_result {
+	char *benchmark;	/* "mm/guard/install" */
+	char *params;		/* canonical "method=madv_guard,regions=1000" */
+	char *metric;		/* "latency" */
+	char *unit;		/* "ns/op" */
+	enum kb_direction direction;
+	double *samples;
+	size_t nsamples;
+	double *warmup;		/* discarded warm-up samples, recorded as such */
+	size_t nwarmup;
+	struct kb_counter *counters;
+	size_t ncounters;
+	struct kb_fact *facts;
+	size_t nfacts;
+	cJSON *collectors;	/* object; collector name -> its output */
+};
+
+struct kb_skip {
+	char *benchmark;
+	char *params;
+	char *reason;
+};
+
+#define KB_ID_MAX 128
+#define KB_LABEL_MAX 65
+
+struct kb_run {
+	char id[KB_ID_MAX];
+	char label[KB_LABEL_MAX];
+	char host[65];
+	char started[32];	/* ISO 8601 UTC */
+	char suite_revision[64];
+	cJSON *environment;	/* object, see bench/env.c */
+	cJSON *features;	/* object: name -> {present, evidence} */
+	struct kb_result *results;
+	size_t nresults;
+	struct kb_skip *skipped;
+	size_t nskipped;
+};
+
+void kb_run_init(struct kb_run *run);
+void kb_run_free(struct kb_run *run);
+
+/* Appends an empty result (all strings copied); NULL when out of memory. */
+struct kb_result *kb_run_add_result(struct kb_run *run, const char *benchmark,
+				    const char *params, const char *metric,
+				    const char *unit, enum kb_direction dir);
+/* Drops the result added last (a case that failed half way). */
+void kb_run_drop_last_result(struct kb_run *run);
+int kb_result_add_sample(struct kb_result *r, double v, bool warmup);
+int kb_result_add_counter(struct kb_result *r, const char *name, bool available,
+			  double per_op);
+int kb_result_add_fact(struct kb_result *r, const char *key, const char *value);
+const char *kb_result_fact(const struct kb_result *r, const char *key);
+int kb_run_add_skip(struct kb_run *run, const char *benchmark, const char *params,
+		    const char *reason);
+
+/* Looks up "key=" in a canonical params string; copies the value. */
+bool kb_params_get(const char *params, const char *key, char *val, size_t size);
+/* The params string without the method= entry (what both methods share). */
+void kb_params_without_method(const char *params, char *out, size_t size);
+
+const char *kb_direction_name(enum kb_direction d);
+bool kb_direction_parse(const char *s, enum kb_direction *d);
+
+#endif

@@ -1,0 +1,459 @@
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KB_SRCDIR
+#define KB_SRCDIR "."
+#endif
+
+#define STORE_SCHEMA "kbench-store/1"
+/* How long a writer waits for another kbench holding the database. */
+#define BUSY_TIMEOUT_MS 5000
+
+struct kb_store {
+	sqlite3 *db;
+	char path[4096];
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS kbench_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"INSERT OR IGNORE INTO kbench_meta VALUES('schema','" STORE_SCHEMA "');"
+	"CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, label TEXT NOT NULL,"
+	" host TEXT NOT NULL, started TEXT NOT NULL, suite_revision TEXT NOT NULL,"
+	" environment TEXT NOT NULL, features TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS results(id INTEGER PRIMARY KEY,"
+	" run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
+	" benchmark TEXT NOT NULL, params TEXT NOT NULL, metric TEXT NOT NULL,"
+	" unit TEXT NOT NULL, direction TEXT NOT NULL, counters TEXT NOT NULL,"
+	" facts TEXT NOT NULL, collectors TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id, seq);"
+	"CREATE INDEX IF NOT EXISTS results_by_metric ON results(benchmark, params, metric);"
+	"CREATE TABLE IF NOT EXISTS samples(result_id INTEGER NOT NULL REFERENCES results(id),"
+	" warmup INTEGER NOT NULL, seq INTEGER NOT NULL, value REAL NOT NULL,"
+	" PRIMARY KEY(result_id, warmup, seq)) WITHOUT ROWID;"
+	"CREATE TABLE IF NOT EXISTS skipped(run_id TEXT NOT NULL REFERENCES runs(id),"
+	" seq INTEGER NOT NULL, benchmark TEXT NOT NULL, params TEXT NOT NULL,"
+	" reason TEXT NOT NULL);";
+
+const char *kb_store_default_path(void)
+{
+	const char *env = getenv("KBENCH_DB");
+
+	return env && *env ? env : KB_SRCDIR "/results/kbench.db";
+}
+
+static int db_fail(struct kb_store *s, const char *what, char *err, size_t size)
+{
+	snprintf(err, size, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+/* Confirms the file is a kbench store (a corrupt file fails here too). */
+static int check_schema(struct kb_store *s, char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM kbench_meta WHERE key='schema'",
+				    -1, &st, NULL);
+	int ok;
+
+	if (rc != SQLITE_OK) {
+		if (rc == SQLITE_ERROR && strstr(sqlite3_errmsg(s->db), "no such table"))
+			snprintf(err, size, "%s: not a kbench database", s->path);
+		else
+			db_fail(s, "reading the schema", err, size);
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	ok = rc == SQLITE_ROW &&
+	     strcmp((const char *)sqlite3_column_text(st, 0), STORE_SCHEMA) == 0;
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		db_fail(s, "reading the schema", err, size);
+	else if (!ok)
+		snprintf(err, size, "%s: not a %s database", s->path, STORE_SCHEMA);
+	sqlite3_finalize(st);
+	return ok ? 0 : -1;
+}
+
+struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t size)
+{
+	struct kb_store *s = calloc(1, sizeof(*s));
+	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+
+	if (!s) {
+		snprintf(err, size, "%s: out of memory", path);
+		return NULL;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	if (!create && access(path, F_OK) != 0) {
+		snprintf(err, size, "%s: no such database (run `kbench run` first)", path);
+		free(s);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		db_fail(s, "cannot open", err, size);
+		kb_store_close(s);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	if (create && sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) == SQLITE_OK) {
+		if (sqlite3_exec(s->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+			db_fail(s, "creating the schema", err, size);
+			sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+			kb_store_close(s);
+			return NULL;
+		}
+		if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+			db_fail(s, "creating the schema", err, size);
+			kb_store_close(s);
+			return NULL;
+		}
+	} else if (create) {
+		db_fail(s, "cannot write", err, size);
+		kb_store_close(s);
+		return NULL;
+	}
+	if (check_schema(s, err, size)) {
+		kb_store_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void kb_store_close(struct kb_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s);
+}
+
+/* ---- writing ---- */
+
+static char *counters_json(const struct kb_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	for (size_t i = 0; i < r->ncounters; i++) {
+		if (r->counters[i].available)
+			cJSON_AddNumberToObject(o, r->counters[i].name, r->counters[i].per_op);
+		else
+			cJSON_AddNullToObject(o, r->counters[i].name);
+	}
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+static char *facts_json(const struct kb_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	for (size_t i = 0; i < r->nfacts; i++)
+		cJSON_AddStringToObject(o, r->facts[i].key, r->facts[i].value);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+static char *json_or_empty(const cJSON *o)
+{
+	return o ? cJSON_PrintUnformatted(o) : strdup("{}");
+}
+
+/* Binds each text of texts[] in order and steps once. */
+static int exec_texts(sqlite3 *db, const char *sql, const char *const *texts, int n,
+		      sqlite3_int64 *rowid)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	for (int i = 0; i < n; i++)
+		sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rowid)
+		*rowid = sqlite3_last_insert_rowid(db);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* "2026-12-03T07:00:00Z" -> "20261203T070000Z". */
+static void compact_time(const char *iso, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *iso && n + 1 < size; iso++)
+		if (*iso != '-' && *iso != ':')
+			out[n++] = *iso;
+	out[n] = '\0';
+}
+
+static int pick_run_id(sqlite3 *db, struct kb_run *run)
+{
+	char prefix[100], stamp[20];
+	sqlite3_stmt *st;
+	int rc, seq = 1;
+
+	compact_time(run->started, stamp, sizeof(stamp));
+	snprintf(prefix, sizeof(prefix), "%s-%s-", stamp, run->host);
+	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE substr(id,1,?2)=?1",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, (int)strlen(prefix));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		seq += sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	snprintf(run->id, sizeof(run->id), "%s%d", prefix, seq);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static int insert_samples(sqlite3 *db, sqlite3_int64 result_id, const double *v, size_t n,
+			  int warmup)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "INSERT INTO samples VALUES(?1,?2,?3,?4)", -1, &st, NULL);
+
+	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+		sqlite3_bind_int64(st, 1, result_id);
+		sqlite3_bind_int(st, 2, warmup);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+		sqlite3_bind_double(st, 4, v[i]);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const struct kb_result *r)
+{
+	char seqbuf[24];
+	char *counters = counters_json(r), *facts = facts_json(r);
+	char *collectors = json_or_empty(r->collectors);
+	const char *texts[] = { run_id, seqbuf, r->benchmark, r->params, r->metric, r->unit,
+				kb_direction_name(r->direction), counters, facts, collectors };
+	sqlite3_int64 id;
+	int rc;
+
+	snprintf(seqbuf, sizeof(seqbuf), "%zu", seq);
+	rc = counters && facts && collectors
+		? exec_texts(db, "INSERT INTO results(run_id,seq,benchmark,params,metric,unit,"
+				 "direction,counters,facts,collectors) VALUES(?,?,?,?,?,?,?,?,?,?)",
+			     texts, 10, &id)
+		: SQLITE_NOMEM;
+	free(counters);
+	free(facts);
+	free(collectors);
+	if (rc == SQLITE_OK)
+		rc = insert_samples(db, id, r->samples, r->nsamples, 0);
+	if (rc == SQLITE_OK)
+		rc = insert_samples(db, id, r->warmup, r->nwarmup, 1);
+	return rc;
+}
+
+static int insert_run(sqlite3 *db, struct kb_run *run)
+{
+	char *env = json_or_empty(run->environment), *feat = json_or_empty(run->features);
+	int rc = pick_run_id(db, run);
+
+	if (rc == SQLITE_OK) {
+		const char *texts[] = { run->id, run->label, run->host, run->started,
+					run->suite_revision, env, feat };
+
+		rc = env && feat ? exec_texts(db, "INSERT INTO runs VALUES(?,?,?,?,?,?,?)",
+					      texts, 7, NULL)
+				 : SQLITE_NOMEM;
+	}
+	free(env);
+	free(feat);
+	for (size_t i = 0; rc == SQLITE_OK && i < run->nresults; i++)
+		rc = insert_result(db, run->id, i, &run->results[i]);
+	for (size_t i = 0; rc == SQLITE_OK && i < run->nskipped; i++) {
+		char seqbuf[24];
+		const char *texts[] = { run->id, seqbuf, run->skipped[i].benchmark,
+					run->skipped[i].params, run->skipped[i].reason };
+
+		snprintf(seqbuf, sizeof(seqbuf), "%zu", i);
+		rc = exec_texts(db, "INSERT INTO skipped VALUES(?,?,?,?,?)", texts, 5, NULL);
+	}
+	return rc;
+}
+
+int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t size)
+{
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, "cannot start a write", err, size);
+	if (insert_run(s->db, run) != SQLITE_OK) {
+		db_fail(s, "storing the run", err, size);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		run->id[0] = '\0';
+		return -1;
+	}
+	if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(s, "committing the run", err, size);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		run->id[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : "";
+}
+
+static int load_samples(sqlite3 *db, sqlite3_int64 result_id, struct kb_result *r)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT warmup, value FROM samples WHERE result_id=?"
+				    " ORDER BY warmup, seq", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, result_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (kb_result_add_sample(r, sqlite3_column_double(st, 1),
+					 sqlite3_column_int(st, 0) != 0))
+			break;
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc == SQLITE_ROW ? SQLITE_NOMEM : rc;
+}
+
+/* Counters and facts come back from their JSON columns. */
+static void load_result_json(struct kb_result *r, const char *counters, const char *facts,
+			     const char *collectors)
+{
+	cJSON *c = cJSON_Parse(counters), *f = cJSON_Parse(facts), *it;
+
+	cJSON_ArrayForEach(it, c)
+		kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
+				      cJSON_IsNumber(it) ? it->valuedouble : 0.0);
+	cJSON_ArrayForEach(it, f)
+		if (cJSON_IsString(it))
+			kb_result_add_fact(r, it->string, it->valuestring);
+	cJSON_Delete(c);
+	cJSON_Delete(f);
+	cJSON_Delete(r->collectors);
+	r->collectors = cJSON_Parse(collectors);
+	if (!r->collectors)
+		r->collectors = cJSON_CreateObject();
+}
+
+static int load_results(sqlite3 *db, struct kb_run *run)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT id, benchmark, params, metric, unit, direction,"
+				    " counters, facts, collectors FROM results WHERE run_id=?"
+				    " ORDER BY seq", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, run->id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		enum kb_direction dir = KB_LOWER_IS_BETTER;
+		struct kb_result *r;
+
+		kb_direction_parse(col_text(st, 5), &dir);
+		r = kb_run_add_result(run, col_text(st, 1), col_text(st, 2), col_text(st, 3),
+				      col_text(st, 4), dir);
+		if (!r) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		load_result_json(r, col_text(st, 6), col_text(st, 7), col_text(st, 8));
+		rc = load_samples(db, sqlite3_column_int64(st, 0), r);
+		if (rc != SQLITE_OK)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_prepare_v2(db, "SELECT benchmark, params, reason FROM skipped WHERE run_id=?"
+				" ORDER BY seq", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, run->id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		kb_run_add_skip(run, col_text(st, 0), col_text(st, 1), col_text(st, 2));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int kb_store_load_run(struct kb_store *s, const char *ref, struct kb_run *run,
+		      char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT id, label, host, started, suite_revision, environment,"
+				    " features FROM runs WHERE id=?1 OR label=?1"
+				    " ORDER BY (id=?1) DESC, started DESC, id DESC LIMIT 1",
+				    -1, &st, NULL);
+
+	kb_run_init(run);
+	if (rc != SQLITE_OK)
+		return db_fail(s, "reading runs", err, size);
+	sqlite3_bind_text(st, 1, ref, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_fail(s, "reading runs", err, size);
+	}
+	snprintf(run->id, sizeof(run->id), "%s", col_text(st, 0));
+	snprintf(run->label, sizeof(run->label), "%s", col_text(st, 1));
+	snprintf(run->host, sizeof(run->host), "%s", col_text(st, 2));
+	snprintf(run->started, sizeof(run->started), "%s", col_text(st, 3));
+	snprintf(run->suite_revision, sizeof(run->suite_revision), "%s", col_text(st, 4));
+	run->environment = cJSON_Parse(col_text(st, 5));
+	run->features = cJSON_Parse(col_text(st, 6));
+	sqlite3_finalize(st);
+	if (load_results(s->db, run) != SQLITE_OK) {
+		kb_run_free(run);
+		return db_fail(s, "reading results", err, size);
+	}
+	return 1;
+}
+
+int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *, void *),
+		       void *arg, char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT id, label, host, started,"
+				    " json_extract(environment, '$.kernel_release'),"
+				    " (SELECT count(*) FROM results WHERE run_id=runs.id),"
+				    " (SELECT count(*) FROM skipped WHERE run_id=runs.id)"
+				    " FROM runs ORDER BY started, id", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, "listing runs", err, size);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_run_info info = {
+			col_text(st, 0), col_text(st, 1), col_text(st, 2), col_text(st, 3),
+			col_text(st, 4), sqlite3_column_int(st, 5), sqlite3_column_int(st, 6),
+		};
+
+		fn(&info, arg);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, "listing runs", err, size);
+}

@@ -1,0 +1,50 @@
+/*
+ * The SQLite results store: runs, results, raw samples (warm-up ones
+ * flagged), skipped entries. A run is written in one transaction, so an
+ * interrupted or failed write leaves no half-written run, and no write ever
+ * touches an earlier run.
+ */
+#ifndef KB_STORE_H
+#define KB_STORE_H
+
+#include "run.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kb_store;
+
+/* The default database: results/kbench.db under the suite's source tree. */
+const char *kb_store_default_path(void);
+
+/*
+ * Opens path. create: make the file and schema when missing (kbench run);
+ * otherwise a missing file is an error. Checks the file really is a kbench
+ * store. NULL with err filled on failure.
+ */
+struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t size);
+void kb_store_close(struct kb_store *s);
+
+/*
+ * Picks a fresh run id ("20261203T070000Z-host-1") from the run's start time
+ * and host, and stores the whole run in one transaction. 0 or -1 with err.
+ */
+int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t size);
+
+/*
+ * Loads the run whose id is ref, or else the newest run labelled ref.
+ * 1 found, 0 not found, -1 error (err filled).
+ */
+int kb_store_load_run(struct kb_store *s, const char *ref, struct kb_run *run,
+		      char *err, size_t size);
+
+struct kb_run_info {
+	const char *id, *label, *host, *started, *kernel;
+	int results, skipped;
+};
+
+/* Calls fn for each stored run, oldest first. 0 or -1 with err. */
+int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *, void *),
+		       void *arg, char *err, size_t size);
+
+#endif
