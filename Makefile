@@ -27,7 +27,7 @@ MAIN := bench/kbench.c
 SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis -name '*.c')))
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
-TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all setup run test clean FORCE

@@ -88,8 +88,7 @@ int cmd_list(int argc, char **argv)
 			     "  this kernel can run each method (and why not).");
 			return KB_EXIT_OK;
 		default:
-			kb_err("list: unknown option (see kbench list --help)");
-			return KB_EXIT_USAGE;
+			return kb_bad_option("list", argv);
 		}
 	}
 	if (optind < argc) {

@@ -119,8 +119,7 @@ static int parse_run_args(int argc, char **argv, struct run_cli *cli)
 			run_usage(stdout);
 			return -1;
 		default:
-			kb_err("run: unknown option (see kbench run --help)");
-			return KB_EXIT_USAGE;
+			return kb_bad_option("run", argv);
 		}
 	}
 	if (optind < argc) {

@@ -3,6 +3,7 @@
 #include "revision.h"
 #include "util.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,8 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Subcommands report bad options themselves, in one line. */
+	opterr = 0;
 	if (argc < 2) {
 		usage(stderr);
 		return KB_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,14 @@ int kb_write_file(const char *path, const char *value)
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+int kb_bad_option(const char *cmd, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "?";
+
+	kb_err("%s: unknown option or missing value: '%s' (see kbench %s --help)", cmd, arg, cmd);
+	return KB_EXIT_USAGE;
 }
 
 char *kb_rstrip(char *s)

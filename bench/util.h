@@ -32,6 +32,13 @@ bool kb_read_line(const char *path, char *buf, size_t size);
 /* Writes a string to an existing file (sysctl, sysfs); 0 or -errno. */
 int kb_write_file(const char *path, const char *value);
 
+/*
+ * Reports the option getopt_long just rejected (callers set opterr = 0) as
+ * "kbench: CMD: unknown option or missing value: 'ARG' (see kbench CMD --help)"
+ * and returns KB_EXIT_USAGE.
+ */
+int kb_bad_option(const char *cmd, char **argv);
+
 /* Strips trailing whitespace in place and returns s. */
 char *kb_rstrip(char *s);
 

@@ -85,8 +85,7 @@ int cmd_probe(int argc, char **argv)
 			probe_usage(stdout);
 			return KB_EXIT_OK;
 		default:
-			kb_err("probe: unknown option (see kbench probe --help)");
-			return KB_EXIT_USAGE;
+			return kb_bad_option("probe", argv);
 		}
 	}
 	if (optind < argc) {

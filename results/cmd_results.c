@@ -44,8 +44,7 @@ static int parse_read_args(const char *cmd, const char *usage, int argc, char **
 			fputs(usage, stdout);
 			return -1;
 		default:
-			kb_err("%s: unknown option (see kbench %s --help)", cmd, cmd);
-			return KB_EXIT_USAGE;
+			return kb_bad_option(cmd, argv);
 		}
 	}
 	if (want_arg && optind == argc) {

@@ -3,6 +3,7 @@
 #include "../bench/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,36 @@ static cJSON *params_to_json(const char *params)
 	return o;
 }
 
+/*
+ * A number printed so that it parses back to the same double: the shortest
+ * of %.15g/%.16g/%.17g that round-trips. (cJSON's own printing compares with
+ * a tolerance and can drop the last bit, e.g. of 0.1 + 0.2.)
+ */
+static cJSON *exact_number(double v)
+{
+	char buf[40];
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
+static void add_number(cJSON *o, const char *key, double v)
+{
+	cJSON_AddItemToObject(o, key, exact_number(v));
+}
+
 static cJSON *doubles(const double *v, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
 
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+		cJSON_AddItemToArray(a, exact_number(v[i]));
 	return a;
 }
 
@@ -56,19 +81,19 @@ static cJSON *result_to_json(const struct kb_result *r)
 	kb_summarize(r->samples, r->nsamples, &s);
 	sum = cJSON_AddObjectToObject(o, "summary");
 	cJSON_AddNumberToObject(sum, "n", (double)s.n);
-	cJSON_AddNumberToObject(sum, "median", s.median);
-	cJSON_AddNumberToObject(sum, "mean", s.mean);
-	cJSON_AddNumberToObject(sum, "stddev", s.stddev);
-	cJSON_AddNumberToObject(sum, "min", s.min);
-	cJSON_AddNumberToObject(sum, "max", s.max);
+	add_number(sum, "median", s.median);
+	add_number(sum, "mean", s.mean);
+	add_number(sum, "stddev", s.stddev);
+	add_number(sum, "min", s.min);
+	add_number(sum, "max", s.max);
 	ci = cJSON_AddArrayToObject(sum, "ci95");
-	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s.ci_lo));
-	cJSON_AddItemToArray(ci, cJSON_CreateNumber(s.ci_hi));
+	cJSON_AddItemToArray(ci, exact_number(s.ci_lo));
+	cJSON_AddItemToArray(ci, exact_number(s.ci_hi));
 	counters = cJSON_AddObjectToObject(o, "counters");
 	for (size_t i = 0; i < r->ncounters; i++) {
 		/* null: this machine cannot count it (no PMU), never a fake zero. */
 		if (r->counters[i].available)
-			cJSON_AddNumberToObject(counters, r->counters[i].name, r->counters[i].per_op);
+			add_number(counters, r->counters[i].name, r->counters[i].per_op);
 		else
 			cJSON_AddNullToObject(counters, r->counters[i].name);
 	}

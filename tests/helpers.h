@@ -1,0 +1,29 @@
+/* Shared test helpers: run the kbench CLI, temporary dirs, file contents. */
+#ifndef KB_TEST_HELPERS_H
+#define KB_TEST_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cli_result {
+	int status;		/* exit code, or 128+signal */
+	char out[65536];
+	char err[8192];
+};
+
+/* Runs "$KBENCH_BIN <args>" through /bin/sh; captures stdout and stderr. */
+void run_cli(struct cli_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A fresh directory under /tmp; path is static storage per call site. */
+void make_tmpdir(char *path, size_t size);
+
+/* Whole file contents (NULL if unreadable); caller frees. */
+char *slurp(const char *path, size_t *len);
+
+/* Number of newline-terminated lines in s. */
+int count_lines(const char *s);
+
+/* Path of the kbench binary under test. */
+const char *kbench_bin(void);
+
+#endif

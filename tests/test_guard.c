@@ -1,0 +1,114 @@
+/* Real kernel behaviour of guard pages, through the layout the benchmarks use. */
+#include "../bench/mm/guard_layout.h"
+#include "../kernel/probe.h"
+
+#include <criterion/criterion.h>
+#include <sys/mman.h>
+
+static void need_madv_guard(void)
+{
+	const struct kb_probe_result *r = kb_probe_find("madv_guard");
+	char why[512];
+
+	cr_assert_not_null(r);
+	if (!r->present) {
+		kb_probe_lack_reason(r, why, sizeof(why));
+		cr_skip_test("skipped: %s", why);
+	}
+}
+
+static struct sigaction old_segv;
+
+static void catch_segv(void)
+{
+	cr_assert_eq(guard_catch_segv(&old_segv), 0);
+}
+
+static void restore_segv(void)
+{
+	guard_restore_segv(&old_segv);
+}
+
+TestSuite(guard, .init = catch_segv, .fini = restore_segv);
+
+/* Touch guard and neighbours of every region with the given method. */
+static void check_faults(enum guard_method m)
+{
+	struct guard_layout l;
+	char v;
+
+	cr_assert_eq(guard_layout_map(&l, m, 4, 2, true), 0);
+	cr_assert_eq(guard_install_all(&l), 0);
+	for (long i = 0; i < l.regions; i++) {
+		char *g = guard_addr(&l, i);
+
+		cr_expect(guard_read_faults(g, &v), "read of guard page %ld did not fault", i);
+		cr_expect(guard_write_faults(g + l.guard_bytes - 1, 1),
+			  "write to the last guard byte of region %ld did not fault", i);
+		cr_expect(!guard_write_faults(guard_data(&l, i), 7),
+			  "the data page above guard %ld faulted", i);
+		if (i > 0)
+			cr_expect(!guard_read_faults(g - 1, &v),
+				  "the page below guard %ld (previous region) faulted", i);
+	}
+	guard_layout_unmap(&l);
+}
+
+Test(guard, madv_guard_page_faults_and_neighbours_do_not)
+{
+	need_madv_guard();
+	check_faults(GUARD_MADV);
+}
+
+Test(guard, prot_none_page_faults_and_neighbours_do_not)
+{
+	check_faults(GUARD_PROT_NONE);
+}
+
+Test(guard, remove_makes_page_accessible_and_zero_filled)
+{
+	struct guard_layout l;
+	char v = 1;
+
+	need_madv_guard();
+	cr_assert_eq(guard_layout_map(&l, GUARD_MADV, 2, 1, true), 0);
+	/* Put data where the guard will go: installing discards it. */
+	memset(guard_addr(&l, 1), 0x5a, l.guard_bytes);
+	cr_assert_eq(guard_install(&l, 1), 0);
+	cr_assert(guard_read_faults(guard_addr(&l, 1), &v));
+	cr_assert_eq(guard_remove(&l, 1), 0);
+	for (size_t off = 0; off < l.guard_bytes; off += 512) {
+		cr_assert(!guard_read_faults(guard_addr(&l, 1) + off, &v),
+			  "removed guard still faults at +%zu", off);
+		cr_assert_eq(v, 0, "removed guard page not zero-filled at +%zu", off);
+	}
+	cr_assert(!guard_write_faults(guard_addr(&l, 1), 3));
+	guard_layout_unmap(&l);
+}
+
+Test(guard, madv_guard_adds_no_vma_while_prot_none_splits)
+{
+	struct guard_layout l;
+	long before, after;
+	const long n = 50;
+
+	need_madv_guard();
+	cr_assert_eq(guard_layout_map(&l, GUARD_MADV, n, 1, true), 0);
+	before = kb_count_vmas();
+	cr_assert_eq(guard_install_all(&l), 0);
+	after = kb_count_vmas();
+	cr_expect_eq(after, before, "MADV_GUARD_INSTALL changed the VMA count %ld -> %ld",
+		     before, after);
+	guard_layout_unmap(&l);
+
+	cr_assert_eq(guard_layout_map(&l, GUARD_PROT_NONE, n, 1, true), 0);
+	before = kb_count_vmas();
+	cr_assert_eq(guard_install_all(&l), 0);
+	after = kb_count_vmas();
+	/* One mapping becomes guard, data, guard, data, ...: 2n VMAs from 1. */
+	cr_expect_eq(after - before, 2 * n - 1, "PROT_NONE grew VMAs by %ld, expected %ld",
+		     after - before, 2 * n - 1);
+	cr_assert_eq(guard_remove_all(&l), 0);
+	cr_expect_eq(kb_count_vmas(), before, "mprotect back did not merge the VMAs");
+	guard_layout_unmap(&l);
+}
