@@ -43,7 +43,7 @@ setup:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
-	@$(MAKE) --no-print-directory $(LIBPERF)
+	@$(MAKE) -s --no-print-directory $(LIBPERF)
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }

@@ -122,27 +122,40 @@ static void print_ratio(FILE *out, const struct table *t, int row, int base)
 	}
 }
 
+/* Right-aligns s in width columns; UTF-8 continuation bytes take no column. */
+static void print_right(FILE *out, const char *s, int width)
+{
+	int cols = 0;
+
+	for (const char *p = s; *p; p++)
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+	fprintf(out, " %*s%s", width > cols ? width - cols : 0, "", s);
+}
+
 static void print_table(FILE *out, const struct table *t, const struct kb_result *first)
 {
-	int base = -1, width = 18;
+	int base = -1, width = 16, pw = 6;
 	char cell[48];
 
 	for (int c = 0; c < t->ncols; c++)
 		if (strcmp(t->methods[c], t->baseline) == 0)
 			base = c;
-	fprintf(out, "\n%s: %s in %s, %s is better", t->bench, first->metric, first->unit,
+	fprintf(out, "\n%s: %s [%s], %s is better", t->bench, first->metric, first->unit,
 		kb_direction_name(first->direction));
 	if (base >= 0)
-		fprintf(out, "; ratio vs method=%s", t->baseline);
+		fprintf(out, "; ratio to %s", t->baseline);
 	fputc('\n', out);
-	fprintf(out, "  %-26s", "params");
+	for (int row = 0; row < t->nrows; row++)
+		if ((int)strlen(t->rows[row]) > pw)
+			pw = (int)strlen(t->rows[row]);
+	fprintf(out, "  %-*s", pw, "params");
 	for (int c = 0; c < t->ncols; c++)
 		fprintf(out, " %*s", width, t->methods[c]);
 	if (base >= 0 && t->ncols > 1)
 		fprintf(out, " %8s", "ratio");
 	fputc('\n', out);
 	for (int row = 0; row < t->nrows; row++) {
-		fprintf(out, "  %-26s", t->rows[row]);
+		fprintf(out, "  %-*s", pw, t->rows[row]);
 		for (int c = 0; c < t->ncols; c++) {
 			const struct kb_result *r = t->cell[row][c];
 
@@ -150,7 +163,7 @@ static void print_table(FILE *out, const struct table *t, const struct kb_result
 				fmt_cell(cell, sizeof(cell), r);
 			else
 				snprintf(cell, sizeof(cell), "skipped");
-			fprintf(out, " %*s", width, cell);
+			print_right(out, cell, width);
 		}
 		if (base >= 0 && t->ncols > 1)
 			print_ratio(out, t, row, base);
@@ -172,10 +185,10 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 
 	fprintf(out, "kbench run %s  label %s  host %s\n", run->id[0] ? run->id : "(not stored)",
 		run->label, run->host);
-	fprintf(out, "kernel %s  %d CPUs%s  %s  THP %s\n", env_string(run, "kernel_release"),
-		cJSON_IsNumber(cpus) ? cpus->valueint : 0,
-		cJSON_IsTrue(virt) ? " (virtualized)" : "", env_string(run, "cpu_model"),
-		env_string(run, "thp"));
+	fprintf(out, "kernel %s  THP %s  suite %s\n", env_string(run, "kernel_release"),
+		env_string(run, "thp"), run->suite_revision);
+	fprintf(out, "%d x %s%s\n", cJSON_IsNumber(cpus) ? cpus->valueint : 0,
+		env_string(run, "cpu_model"), cJSON_IsTrue(virt) ? " (virtualized)" : "");
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		struct table t;
