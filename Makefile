@@ -65,11 +65,12 @@ $(BUILD)/revision.h: FORCE
 	line="#define KB_REVISION \"$$rev\""; \
 	[ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
 
-$(BUILD)/obj/%.o: %.c $(BUILD)/revision.h | $(LIBPERF)
+# revision.h is order-only: the .d files rebuild just the sources that include it.
+$(BUILD)/obj/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/san/%.o: %.c $(BUILD)/revision.h | $(LIBPERF)
+$(BUILD)/san/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 

@@ -3,9 +3,9 @@
 #include "harness.h"
 #include "util.h"
 #include "../kernel/probe.h"
+#include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,41 +69,20 @@ static void list_json(const struct kb_bench *b, void *arg)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	static const char usage[] =
+		"usage: kbench list [--json]\n"
+		"  Lists every benchmark with its metric, unit, methods and whether\n"
+		"  this kernel can run each method (and why not).\n";
 	bool json = false;
-	int c;
+	int rc = kb_parse_json_only("list", usage, argc, argv, &json);
 
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			puts("usage: kbench list [--json]\n"
-			     "  Lists every benchmark with its metric, unit, methods and whether\n"
-			     "  this kernel can run each method (and why not).");
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("list", argv);
-		}
-	}
-	if (optind < argc) {
-		kb_err("list: unexpected argument '%s'", argv[optind]);
-		return KB_EXIT_USAGE;
-	}
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
-		char *text;
 
 		kb_for_each_bench(list_json, arr);
-		text = cJSON_Print(arr);
-		puts(text);
-		free(text);
-		cJSON_Delete(arr);
+		kb_json_print_and_free(arr);
 	} else {
 		kb_for_each_bench(list_text, NULL);
 	}

@@ -31,17 +31,8 @@ static char *read_gz(const char *path)
 	while (buf) {
 		int r;
 
-		if (cap - n < 4096) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
+		if (cap - n < 4096 && !(buf = kb_grow_buffer(buf, &cap)))
+			break;
 		r = gzread(f, buf + n, (unsigned)(cap - n - 1));
 		if (r < 0) {
 			free(buf);

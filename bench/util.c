@@ -37,6 +37,18 @@ bool kb_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
+char *kb_grow_buffer(char *buf, size_t *cap)
+{
+	char *bigger = realloc(buf, *cap * 2);
+
+	if (!bigger) {
+		free(buf);
+		return NULL;
+	}
+	*cap *= 2;
+	return bigger;
+}
+
 char *kb_read_file(const char *path, size_t *len)
 {
 	size_t cap = 4096, n = 0;
@@ -49,17 +61,8 @@ char *kb_read_file(const char *path, size_t *len)
 	while (buf) {
 		ssize_t r;
 
-		if (n + 1 >= cap) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
+		if (n + 1 >= cap && !(buf = kb_grow_buffer(buf, &cap)))
+			break;
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -120,6 +123,32 @@ int kb_bad_option(const char *cmd, char **argv)
 
 	kb_err("%s: unknown option or missing value: '%s' (see kbench %s --help)", cmd, arg, cmd);
 	return KB_EXIT_USAGE;
+}
+
+int kb_parse_json_only(const char *cmd, const char *usage, int argc, char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		if (c == 'J') {
+			*json = true;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return -1;
+		} else {
+			return kb_bad_option(cmd, argv);
+		}
+	}
+	if (optind < argc) {
+		kb_err("%s: unexpected argument '%s'", cmd, argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
 }
 
 char *kb_rstrip(char *s)

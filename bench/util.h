@@ -26,6 +26,9 @@ bool kb_parse_long(const char *s, long min, long max, long *out);
 /* Reads a whole (small, e.g. /proc or /sys) file; NULL on error. Caller frees. */
 char *kb_read_file(const char *path, size_t *len);
 
+/* Doubles *cap and reallocates buf to it; on failure frees buf, returns NULL. */
+char *kb_grow_buffer(char *buf, size_t *cap);
+
 /* Reads the first line of a file without its newline into buf; false on error. */
 bool kb_read_line(const char *path, char *buf, size_t size);
 
@@ -38,6 +41,12 @@ int kb_write_file(const char *path, const char *value);
  * and returns KB_EXIT_USAGE.
  */
 int kb_bad_option(const char *cmd, char **argv);
+
+/*
+ * Parses the options of a command that takes only [--json] and --help:
+ * 0 to go on, -1 when help was printed, KB_EXIT_USAGE on bad input.
+ */
+int kb_parse_json_only(const char *cmd, const char *usage, int argc, char **argv, bool *json);
 
 /* Strips trailing whitespace in place and returns s. */
 char *kb_rstrip(char *s);

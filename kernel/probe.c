@@ -2,9 +2,9 @@
 #include "probe_rows.h"
 #include "../bench/commands.h"
 #include "../bench/util.h"
+#include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,46 +57,22 @@ void kb_probe_lack_reason(const struct kb_probe_result *r, char *buf, size_t siz
 		 r->feature->since, r->evidence);
 }
 
-static void probe_usage(FILE *out)
-{
-	fputs("usage: kbench probe [--json]\n"
-	      "  Probes the running kernel for every feature kbench measures and\n"
-	      "  prints present/absent with the evidence (a syscall result, a BTF type).\n",
-	      out);
-}
-
 int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	static const char usage[] =
+		"usage: kbench probe [--json]\n"
+		"  Probes the running kernel for every feature kbench measures and\n"
+		"  prints present/absent with the evidence (a syscall result, a BTF type).\n";
 	const struct kb_probe_result *all;
 	bool json = false;
-	int c;
+	int rc = kb_parse_json_only("probe", usage, argc, argv, &json);
 
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			probe_usage(stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("probe", argv);
-		}
-	}
-	if (optind < argc) {
-		kb_err("probe: unexpected argument '%s'", argv[optind]);
-		return KB_EXIT_USAGE;
-	}
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
 	all = kb_probe_all();
 	if (json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON *feats = cJSON_AddObjectToObject(root, "features");
-		char *text;
 
 		for (size_t i = 0; i < kb_feature_count(); i++) {
 			cJSON *f = cJSON_AddObjectToObject(feats, all[i].feature->name);
@@ -106,10 +82,7 @@ int cmd_probe(int argc, char **argv)
 			cJSON_AddStringToObject(f, "since", all[i].feature->since);
 			cJSON_AddStringToObject(f, "evidence", all[i].evidence);
 		}
-		text = cJSON_Print(root);
-		puts(text);
-		free(text);
-		cJSON_Delete(root);
+		kb_json_print_and_free(root);
 		return KB_EXIT_OK;
 	}
 	printf("%-12s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");

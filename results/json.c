@@ -282,6 +282,16 @@ int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t siz
 	return 0;
 }
 
+void kb_json_print_and_free(cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+
+	if (text)
+		puts(text);
+	free(text);
+	cJSON_Delete(doc);
+}
+
 int kb_run_write_json(const struct kb_run *run, const char *path, char *err, size_t size)
 {
 	cJSON *doc = kb_run_to_json(run);

@@ -104,28 +104,50 @@ static int guarded_setup(void *state, const struct kb_case *c, char *why, size_t
 	return err ? err : fresh_layout(s, &s->layout, true, why, size);
 }
 
+/*
+ * Times op over `batch` fresh layouts (guarded first when asked): the
+ * mapping is made and torn down outside the measured brackets.
+ */
+static int time_on_fresh_layouts(struct guard_state *s, struct kb_meter *m, uint64_t batch,
+				 bool guarded, int (*op)(struct guard_layout *l),
+				 const char *what, char *why, size_t size)
+{
+	for (uint64_t b = 0; b < batch; b++) {
+		struct guard_layout l;
+		int err = fresh_layout(s, &l, guarded, why, size);
+
+		if (err)
+			return err;
+		kb_meter_begin(m);
+		err = op(&l);
+		kb_meter_end(m);
+		guard_layout_unmap(&l);
+		if (err)
+			return fail(err, what, why, size);
+	}
+	return 0;
+}
+
 /* ---- mm/guard/install and mm/guard/remove: ns per region ---- */
+
+static int install_all(struct guard_layout *l)
+{
+	return guard_install_all(l);
+}
+
+static int remove_all(struct guard_layout *l)
+{
+	return guard_remove_all(l);
+}
 
 static int install_sample(void *state, struct kb_meter *m, uint64_t batch,
 			  struct kb_sample *out, char *why, size_t size)
 {
 	struct guard_state *s = state;
 
-	for (uint64_t b = 0; b < batch; b++) {
-		struct guard_layout l;
-		int err = fresh_layout(s, &l, false, why, size);
-
-		if (err)
-			return err;
-		kb_meter_begin(m);
-		err = guard_install_all(&l);
-		kb_meter_end(m);
-		guard_layout_unmap(&l);
-		if (err)
-			return fail(err, "installing guards", why, size);
-	}
 	out->ops = batch * (uint64_t)s->regions;
-	return 0;
+	return time_on_fresh_layouts(s, m, batch, false, install_all, "installing guards",
+				     why, size);
 }
 
 static int remove_sample(void *state, struct kb_meter *m, uint64_t batch,
@@ -133,21 +155,9 @@ static int remove_sample(void *state, struct kb_meter *m, uint64_t batch,
 {
 	struct guard_state *s = state;
 
-	for (uint64_t b = 0; b < batch; b++) {
-		struct guard_layout l;
-		int err = fresh_layout(s, &l, true, why, size);
-
-		if (err)
-			return err;
-		kb_meter_begin(m);
-		err = guard_remove_all(&l);
-		kb_meter_end(m);
-		guard_layout_unmap(&l);
-		if (err)
-			return fail(err, "removing guards", why, size);
-	}
 	out->ops = batch * (uint64_t)s->regions;
-	return 0;
+	return time_on_fresh_layouts(s, m, batch, true, remove_all, "removing guards",
+				     why, size);
 }
 
 /* ---- mm/guard/vmas: VMAs added per guarded region ---- */
@@ -216,23 +226,17 @@ static int fault_sample(void *state, struct kb_meter *m, uint64_t batch,
 
 /* ---- mm/guard/munmap: tearing down N guarded regions ---- */
 
+static int unmap_layout(struct guard_layout *l)
+{
+	guard_layout_unmap(l);
+	return 0;
+}
+
 static int munmap_sample(void *state, struct kb_meter *m, uint64_t batch,
 			 struct kb_sample *out, char *why, size_t size)
 {
-	struct guard_state *s = state;
-
-	for (uint64_t b = 0; b < batch; b++) {
-		struct guard_layout l;
-		int err = fresh_layout(s, &l, true, why, size);
-
-		if (err)
-			return err;
-		kb_meter_begin(m);
-		guard_layout_unmap(&l);
-		kb_meter_end(m);
-	}
 	out->ops = batch;
-	return 0;
+	return time_on_fresh_layouts(state, m, batch, true, unmap_layout, "munmap", why, size);
 }
 
 /* ---- mm/guard/fork: fork + exit + wait of a process holding N guarded regions ---- */

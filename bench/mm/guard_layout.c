@@ -81,10 +81,12 @@ int guard_remove(const struct guard_layout *l, long i)
 	return r ? -errno : 0;
 }
 
-int guard_install_all(const struct guard_layout *l)
+/* Applies fn to every region; stops at the first failure. */
+static int for_each_region(const struct guard_layout *l,
+			   int (*fn)(const struct guard_layout *l, long i))
 {
 	for (long i = 0; i < l->regions; i++) {
-		int err = guard_install(l, i);
+		int err = fn(l, i);
 
 		if (err)
 			return err;
@@ -92,15 +94,14 @@ int guard_install_all(const struct guard_layout *l)
 	return 0;
 }
 
+int guard_install_all(const struct guard_layout *l)
+{
+	return for_each_region(l, guard_install);
+}
+
 int guard_remove_all(const struct guard_layout *l)
 {
-	for (long i = 0; i < l->regions; i++) {
-		int err = guard_remove(l, i);
-
-		if (err)
-			return err;
-	}
-	return 0;
+	return for_each_region(l, guard_remove);
 }
 
 long kb_count_vmas(void)
