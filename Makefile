@@ -4,7 +4,7 @@ BUILD := build
 
 # Every Debian 12 package the project needs; `make setup` installs what is missing.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
-	libcriterion-dev libssl-dev zlib1g-dev linux-source-6.12
+	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev gnuplot-nox chromium linux-source-6.12
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -15,7 +15,7 @@ LIBPERF := $(LIBPERF_DIR)/usr/lib/libperf.a
 # libperf's evlist needs libapi's fdarray, built from the same tree.
 LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
 
-PKGS := libcjson sqlite3 libcrypto zlib
+PKGS := libcjson sqlite3 libcrypto zlib gsl
 CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(LIBPERF_DIR)/usr/include \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror

@@ -1,5 +1,7 @@
 #include "stats.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +90,101 @@ void kb_summarize(const double *x, size_t n, struct kb_summary *s)
 	s->ci_lo = sorted[k];
 	s->ci_hi = sorted[n - 1 - k];
 	free(sorted);
+}
+
+struct ranked {
+	double v;
+	int side;	/* 0: a, 1: b */
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+}
+
+double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb;
+	struct ranked *all;
+	double rank_sum_a = 0.0, ties = 0.0, u, mu, var, z;
+
+	if (!na || !nb)
+		return 1.0;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return 1.0;
+	for (size_t i = 0; i < na; i++)
+		all[i] = (struct ranked){ a[i], 0 };
+	for (size_t i = 0; i < nb; i++)
+		all[na + i] = (struct ranked){ b[i], 1 };
+	qsort(all, n, sizeof(*all), cmp_ranked);
+	/* Mid-ranks for runs of ties, and the tie term t^3 - t for the variance. */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double mid, t;
+
+		while (j + 1 < n && all[j + 1].v == all[i].v)
+			j++;
+		mid = ((double)i + (double)j) / 2.0 + 1.0;
+		t = (double)(j - i + 1);
+		ties += t * t * t - t;
+		for (size_t k = i; k <= j; k++)
+			if (all[k].side == 0)
+				rank_sum_a += mid;
+		i = j + 1;
+	}
+	free(all);
+	u = rank_sum_a - (double)na * ((double)na + 1.0) / 2.0;
+	mu = (double)na * (double)nb / 2.0;
+	var = (double)na * (double)nb / 12.0 *
+	      (((double)n + 1.0) - ties / ((double)n * ((double)n - 1.0)));
+	if (var <= 0.0)
+		return 1.0;
+	z = (fabs(u - mu) - 0.5) / sqrt(var);
+	if (z < 0.0)
+		z = 0.0;
+	return fmin(1.0, 2.0 * gsl_cdf_ugaussian_Q(z));
+}
+
+/* Median of n draws with replacement from x; scratch holds n doubles. */
+static double resample_median(const gsl_rng *rng, const double *x, size_t n, double *scratch)
+{
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = x[gsl_rng_uniform_int(rng, n)];
+	qsort(scratch, n, sizeof(*scratch), cmp_double);
+	return median_sorted(scratch, n);
+}
+
+int kb_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+			  unsigned resamples, unsigned long seed, double *lo, double *hi)
+{
+	double *ratios = malloc(resamples * sizeof(*ratios));
+	double *scratch = malloc((na > nb ? na : nb) * sizeof(*scratch));
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int rc = 0;
+
+	if (!ratios || !scratch || !rng || !na || !nb || resamples < 2) {
+		rc = -1;
+		goto out;
+	}
+	gsl_rng_set(rng, seed);
+	for (unsigned i = 0; i < resamples; i++) {
+		double ma = resample_median(rng, a, na, scratch);
+		double mb = resample_median(rng, b, nb, scratch);
+
+		if (ma == 0.0) {
+			rc = -1;
+			goto out;
+		}
+		ratios[i] = mb / ma;
+	}
+	qsort(ratios, resamples, sizeof(*ratios), cmp_double);
+	*lo = ratios[(size_t)(0.025 * (resamples - 1))];
+	*hi = ratios[(size_t)ceil(0.975 * (resamples - 1))];
+out:
+	free(ratios);
+	free(scratch);
+	if (rng)
+		gsl_rng_free(rng);
+	return rc;
 }

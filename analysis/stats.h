@@ -16,4 +16,22 @@ void kb_summarize(const double *x, size_t n, struct kb_summary *s);
 /* Median of x[0..n) (x is not modified); 0 for n == 0. */
 double kb_median(const double *x, size_t n);
 
+
+
+/*
+ * Two-sided p-value of the Mann-Whitney U test (normal approximation with
+ * tie and continuity corrections, GSL's Gaussian tail). 1.0 when either
+ * side is empty or every value ties.
+ */
+double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+
+/*
+ * Percentile-bootstrap 95% CI of median(b) / median(a): resamples both sides
+ * with replacement from a GSL Mersenne Twister seeded with seed, so the same
+ * inputs and seed give the same interval. Returns 0, or -1 when a median
+ * resample is zero or memory runs out.
+ */
+int kb_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+			  unsigned resamples, unsigned long seed, double *lo, double *hi);
+
 #endif

@@ -74,6 +74,12 @@ struct kb_bench {
 	 * Otherwise batch is always 1 and the sample sets value.
 	 */
 	bool timed;
+	/*
+	 * The harness interleaves cases: each round it calls setup, one sample
+	 * and teardown for every case in turn. The state (state_size bytes,
+	 * zeroed once) lives across the rounds, so a sample may accumulate
+	 * what facts() reports; setup must (re)build the rest each time.
+	 */
 	size_t state_size;
 	/* Returns 0, or a negative errno with why[] filled (the case fails). */
 	int (*setup)(void *state, const struct kb_case *c, char *why, size_t size);

@@ -8,5 +8,6 @@ int cmd_probe(int argc, char **argv);	/* kernel/probe.c */
 int cmd_runs(int argc, char **argv);	/* results/cmd_results.c */
 int cmd_export(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_compare(int argc, char **argv);	/* analysis/cmd_compare.c */
 
 #endif

@@ -192,175 +192,224 @@ static bool case_unavailable(const struct kb_case *c, char *why, size_t size)
 	return true;
 }
 
+/* One case through the rounds: its state lives from the first round to the last. */
 struct case_ctx {
-	const struct kb_case *c;
+	struct kb_case c;
 	void *state;
 	struct kb_meter meter;
+	size_t result;		/* index in run->results */
+	uint64_t batch;
+	bool done;		/* skipped or failed: no more rounds */
+	uint64_t total_ops, totals[KB_NCOUNTERS];
 	char why[256];
 };
 
-/* One sample at the given batch; value in the benchmark's unit. */
-static int take_sample(struct case_ctx *x, uint64_t batch, double *value, uint64_t *ops,
-		       uint64_t *ns)
+/* One sample at the case's batch; value in the benchmark's unit. */
+static int take_sample(struct case_ctx *x, double *value, uint64_t *ops, uint64_t *ns)
 {
+	const struct kb_bench *b = x->c.bench;
 	struct kb_sample s = { 0 };
 	int err;
 
 	x->meter.ns = 0;
 	memset(x->meter.counts, 0, sizeof(x->meter.counts));
-	err = x->c->bench->sample(x->state, &x->meter, batch, &s, x->why, sizeof(x->why));
+	err = b->sample(x->state, &x->meter, x->batch, &s, x->why, sizeof(x->why));
 	if (err)
 		return err;
 	if (s.ops == 0) {
 		snprintf(x->why, sizeof(x->why), "sample reported no operations");
 		return -EINVAL;
 	}
-	*value = x->c->bench->timed ? (double)x->meter.ns / (double)s.ops : s.value;
+	*value = b->timed ? (double)x->meter.ns / (double)s.ops : s.value;
 	*ops = s.ops;
 	*ns = x->meter.ns;
 	return 0;
 }
 
 /* Grows the batch (recording each try as warm-up) until a sample is long enough. */
-static int size_batch(struct case_ctx *x, struct kb_result *r, uint64_t *batch)
+static int size_batch(struct case_ctx *x, struct kb_result *r)
 {
 	for (;;) {
 		double v;
-		uint64_t ops, ns;
-		int err = take_sample(x, *batch, &v, &ops, &ns);
+		uint64_t ops, ns, want;
+		int err = take_sample(x, &v, &ops, &ns);
 
 		if (err)
 			return err;
 		kb_result_add_sample(r, v, true);
-		if (ns >= KB_MIN_SAMPLE_NS || *batch >= MAX_BATCH || kb_stop_requested())
+		if (ns >= KB_MIN_SAMPLE_NS || x->batch >= MAX_BATCH || kb_stop_requested())
 			return 0;
 		/* Aim 20% past the target from the measured rate, at most x10. */
-		uint64_t want = ns ? (uint64_t)((double)*batch * 1.2 * KB_MIN_SAMPLE_NS / (double)ns)
-				   : *batch * 10;
-		*batch = want > *batch * 10 ? *batch * 10 : want > *batch ? want : *batch + 1;
-		if (*batch > MAX_BATCH)
-			*batch = MAX_BATCH;
+		want = ns ? (uint64_t)((double)x->batch * 1.2 * KB_MIN_SAMPLE_NS / (double)ns)
+			  : x->batch * 10;
+		x->batch = want > x->batch * 10 ? x->batch * 10 : want > x->batch ? want : x->batch + 1;
+		if (x->batch > MAX_BATCH)
+			x->batch = MAX_BATCH;
 	}
 }
 
-static int run_case(const struct kb_run_opts *o, const struct kb_case *c,
-		    struct kb_counters *counters, struct progress *p, struct kb_run *run,
-		    int *failed)
+/*
+ * One round of one case: setup, then by round number the batch sizing
+ * (round 0, timed benchmarks only), a warm-up sample (rounds 1 to
+ * KB_WARMUP_SAMPLES) or a measured one, then teardown. Whatever the setup changed
+ * in the system is undone before the next case runs.
+ */
+static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 {
-	const struct kb_bench *b = c->bench;
-	long nsamples = o->samples ? o->samples : o->full ? KB_FULL_SAMPLES : KB_QUICK_SAMPLES;
-	struct case_ctx x = { .c = c, .meter.counters = counters };
-	uint64_t batch = 1, total_ops = 0, totals[KB_NCOUNTERS] = { 0 };
-	struct kb_result *r;
-	int err = 0;
+	const struct kb_bench *b = x->c.bench;
+	struct kb_result *r = &run->results[x->result];
+	unsigned mark = kb_undo_mark();
+	double v;
+	uint64_t ops, ns;
+	int err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
-	if (case_unavailable(c, x.why, sizeof(x.why)))
-		return kb_run_add_skip(run, b->name, c->canonical, x.why);
-	x.state = calloc(1, b->state_size ? b->state_size : 1);
-	r = kb_run_add_result(run, b->name, c->canonical, b->metric, b->unit, b->direction);
-	if (!x.state || !r) {
-		free(x.state);
-		return -ENOMEM;
-	}
-	err = b->setup ? b->setup(x.state, c, x.why, sizeof(x.why)) : 0;
-	if (err)
-		goto failed;
-	if (b->timed)
-		err = size_batch(&x, r, &batch);
-	for (long i = 0; !err && i < KB_WARMUP_SAMPLES && !kb_stop_requested(); i++) {
-		double v;
-		uint64_t ops, ns;
-
-		err = take_sample(&x, batch, &v, &ops, &ns);
+	if (!err && round == 0 && b->timed)
+		err = size_batch(x, r);
+	else if (!err && round <= KB_WARMUP_SAMPLES) {
+		err = take_sample(x, &v, &ops, &ns);
 		if (!err)
 			kb_result_add_sample(r, v, true);
+	} else if (!err) {
+		err = take_sample(x, &v, &ops, &ns);
+		if (!err) {
+			kb_result_add_sample(r, v, false);
+			x->total_ops += ops;
+			for (int k = 0; k < KB_NCOUNTERS; k++)
+				x->totals[k] += x->meter.counts[k];
+		}
 	}
-	for (long i = 0; !err && i < nsamples && !kb_stop_requested(); i++) {
-		double v;
-		uint64_t ops, ns;
+	if (b->teardown)
+		b->teardown(x->state);
+	kb_undo_to(mark);
+	return err;
+}
 
-		progress_show(p, c, i + 1, nsamples);
-		err = take_sample(&x, batch, &v, &ops, &ns);
-		if (err)
-			break;
-		kb_result_add_sample(r, v, false);
-		total_ops += ops;
-		for (int k = 0; k < KB_NCOUNTERS; k++)
-			totals[k] += x.meter.counts[k];
-	}
-	if (err)
-		goto failed;
+static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct kb_run *run)
+{
+	const struct kb_bench *b = x->c.bench;
+	struct kb_result *r = &run->results[x->result];
+
 	for (int k = 0; k < KB_NCOUNTERS; k++)
 		kb_result_add_counter(r, kb_counter_name(k), kb_counter_available(counters, k),
-				      total_ops ? (double)totals[k] / (double)total_ops : 0.0);
+				      x->total_ops ? (double)x->totals[k] / (double)x->total_ops
+						   : 0.0);
 	if (b->baseline)
 		kb_result_add_fact(r, "baseline", b->baseline);
 	if (b->facts)
-		b->facts(x.state, r);
-	if (b->teardown)
-		b->teardown(x.state);
-	free(x.state);
-	return kb_stop_requested() ? -EINTR : 0;
-
-failed:
-	if (b->teardown)
-		b->teardown(x.state);
-	free(x.state);
-	/* A failed case is not a result: keep it as a skip that says why. */
-	kb_run_drop_last_result(run);
-	progress_clear(p);
-	kb_err("%s %s: failed: %s", b->name, c->canonical, x.why);
-	(*failed)++;
-	{
-		char reason[300];
-
-		snprintf(reason, sizeof(reason), "failed: %s", x.why);
-		return kb_run_add_skip(run, b->name, c->canonical, reason);
-	}
+		b->facts(x->state, r);
 }
 
-struct run_arg {
+struct collect_arg {
 	const struct kb_run_opts *o;
-	struct kb_run *run;
-	struct kb_counters *counters;
-	struct progress progress;
-	int err, failed;
+	struct case_ctx *cases;
+	size_t n, cap;
 };
 
-static void run_bench(const struct kb_bench *b, void *arg)
+static void collect_cases(const struct kb_bench *b, void *arg)
 {
-	struct run_arg *a = arg;
+	struct collect_arg *a = arg;
 	struct kb_case cases[KB_MAX_CASES];
 	int n;
 
-	if (a->err || !kb_bench_matches(b, a->o->filter))
+	if (!kb_bench_matches(b, a->o->filter))
 		return;
 	n = kb_expand_cases(b, a->o->full, cases, KB_MAX_CASES);
-	for (int i = 0; i < n && !a->err; i++) {
-		unsigned mark = kb_undo_mark();
+	for (int i = 0; i < n && a->n < a->cap; i++)
+		a->cases[a->n++] = (struct case_ctx){ .c = cases[i], .batch = 1 };
+}
 
-		a->err = run_case(a->o, &cases[i], a->counters, &a->progress, a->run,
-				  &a->failed);
-		/* Whatever the case changed is undone before the next one starts. */
-		kb_undo_to(mark);
-		a->progress.done++;
+/* Results in case order; a case that cannot run becomes a skip with the reason. */
+static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
+			 struct kb_run *run)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct case_ctx *x = &a->cases[i];
+		const struct kb_bench *b = x->c.bench;
+
+		x->meter.counters = counters;
+		if (case_unavailable(&x->c, x->why, sizeof(x->why))) {
+			x->done = true;
+			if (kb_run_add_skip(run, b->name, x->c.canonical, x->why))
+				return -ENOMEM;
+			continue;
+		}
+		x->state = calloc(1, b->state_size ? b->state_size : 1);
+		if (!x->state || !kb_run_add_result(run, b->name, x->c.canonical, b->metric,
+						    b->unit, b->direction))
+			return -ENOMEM;
+		x->result = run->nresults - 1;
 	}
+	return 0;
+}
+
+/*
+ * A failed case leaves the results: its skip entry says "failed: why".
+ * Results after it move down one, so the other cases' indexes follow.
+ */
+static int drop_failed(struct collect_arg *a, struct case_ctx *x, struct kb_run *run,
+		       int *failed)
+{
+	char reason[300];
+
+	kb_err("%s %s: failed: %s", x->c.bench->name, x->c.canonical, x->why);
+	(*failed)++;
+	x->done = true;
+	kb_run_remove_result(run, x->result);
+	for (size_t i = 0; i < a->n; i++)
+		if (!a->cases[i].done && a->cases[i].result > x->result)
+			a->cases[i].result--;
+	snprintf(reason, sizeof(reason), "failed: %s", x->why);
+	return kb_run_add_skip(run, x->c.bench->name, x->c.canonical, reason);
 }
 
 int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 {
-	struct run_arg a = {
-		.o = o, .run = run,
-		.progress = { .enabled = o->progress, .start = kb_now_ns(),
-			      .total = kb_harness_count_cases(o) },
-	};
+	long nsamples = o->samples ? o->samples : o->full ? KB_FULL_SAMPLES : KB_QUICK_SAMPLES;
+	struct collect_arg a = { .o = o, .cap = (size_t)kb_harness_count_cases(o) };
+	struct progress p = { .enabled = o->progress, .start = kb_now_ns(),
+			      .total = (int)a.cap };
+	struct kb_counters *counters = kb_counters_open();
+	/* Round 0 sizes the batch (timed benchmarks), then warm-up, then samples. */
+	long rounds = KB_WARMUP_SAMPLES + 1 + nsamples;
+	int err = 0;
 
-	a.counters = kb_counters_open();
-	if (!a.counters)
+	*failed = 0;
+	a.cases = calloc(a.cap ? a.cap : 1, sizeof(*a.cases));
+	if (!counters || !a.cases) {
+		kb_counters_close(counters);
+		free(a.cases);
 		return -ENOMEM;
-	kb_for_each_bench(run_bench, &a);
-	progress_clear(&a.progress);
-	kb_counters_close(a.counters);
-	*failed = a.failed;
-	return a.err;
+	}
+	kb_for_each_bench(collect_cases, &a);
+	err = prepare_cases(&a, counters, run);
+	/*
+	 * Rounds interleave the cases: every case takes one sample per round, so
+	 * drift in the machine over the run spreads over all cases and shows
+	 * in their spread instead of shifting one case.
+	 */
+	for (long round = 0; !err && round < rounds && !kb_stop_requested(); round++) {
+		for (size_t i = 0; !err && i < a.n && !kb_stop_requested(); i++) {
+			struct case_ctx *x = &a.cases[i];
+			long extra = x->c.bench->timed ? 0 : 1;
+
+			/* Untimed benchmarks need no sizing round: they finish one round early. */
+			if (x->done || round + extra >= rounds)
+				continue;
+			p.done = (int)i;
+			progress_show(&p, &x->c, round + 1, rounds - extra);
+			if (run_round(x, run, (int)(round + extra)))
+				err = drop_failed(&a, x, run, failed);
+		}
+	}
+	progress_clear(&p);
+	for (size_t i = 0; i < a.n; i++) {
+		if (!a.cases[i].done && !err && !kb_stop_requested())
+			finish_case(&a.cases[i], counters, run);
+		free(a.cases[i].state);
+	}
+	free(a.cases);
+	kb_counters_close(counters);
+	if (!err && kb_stop_requested())
+		err = -EINTR;
+	return err;
 }

@@ -19,6 +19,7 @@ static const struct {
 	{ "runs", cmd_runs, "list stored runs" },
 	{ "show", cmd_show, "text report of a stored run or exported file" },
 	{ "export", cmd_export, "a stored run as kbench-run/1 JSON" },
+	{ "compare", cmd_compare, "A/B verdicts per metric; exit 1 on a regression" },
 };
 
 static void usage(FILE *out)

@@ -1,5 +1,6 @@
 /* kbench runs / export / show: read stored runs (and exported files). */
 #include "json.h"
+#include "select.h"
 #include "store.h"
 #include "../analysis/report_text.h"
 #include "../bench/commands.h"
@@ -8,7 +9,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Parses [--db PATH] [-o FILE] [--json] and at most `positional` arguments. */
 struct read_cli {
@@ -101,53 +101,27 @@ int cmd_runs(int argc, char **argv)
 	return rc;
 }
 
-/* A run from the store by id or label, or from an exported JSON file. */
-static int load_ref(const char *cmd, const char *db, const char *ref, struct kb_run *run)
-{
-	struct kb_store *s;
-	struct stat st;
-	char err[512];
-	int found;
-
-	if (stat(ref, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (kb_run_read_json(ref, run, err, sizeof(err))) {
-			kb_err("%s: %s", cmd, err);
-			return KB_EXIT_USAGE;
-		}
-		return 0;
-	}
-	s = open_readonly(db);
-	if (!s)
-		return KB_EXIT_USAGE;
-	found = kb_store_load_run(s, ref, run, err, sizeof(err));
-	kb_store_close(s);
-	if (found < 0)
-		kb_err("%s: %s", cmd, err);
-	else if (found == 0)
-		kb_err("%s: no run with id or label '%s' (see kbench runs)", cmd, ref);
-	return found == 1 ? 0 : KB_EXIT_USAGE;
-}
-
 int cmd_export(int argc, char **argv)
 {
 	static const char usage[] = "usage: kbench export RUN [--db PATH] [-o FILE]\n"
 				    "  Writes a stored run (id or newest with that label) as\n"
 				    "  kbench-run/1 JSON, every raw sample included.\n";
 	struct read_cli cli = { 0 };
-	struct kb_run run;
-	char err[512];
+	struct kb_run *run;
+	size_t n;
+	char err[512], desc[256];
 	int rc = parse_read_args("export", usage, argc, argv, true, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = load_ref("export", cli.db, cli.arg, &run);
+	rc = kb_select_runs("export", cli.db, cli.arg, false, &run, &n, desc, sizeof(desc));
 	if (rc)
 		return rc;
-	if (kb_run_write_json(&run, cli.output ? cli.output : "-", err, sizeof(err))) {
+	if (kb_run_write_json(run, cli.output ? cli.output : "-", err, sizeof(err))) {
 		kb_err("export: %s", err);
 		rc = KB_EXIT_USAGE;
 	}
-	kb_run_free(&run);
+	kb_free_runs(run, n);
 	return rc;
 }
 
@@ -156,15 +130,17 @@ int cmd_show(int argc, char **argv)
 	static const char usage[] = "usage: kbench show RUN|FILE [--db PATH]\n"
 				    "  Prints the text report of a stored run or an exported file.\n";
 	struct read_cli cli = { 0 };
-	struct kb_run run;
+	struct kb_run *run;
+	size_t n;
+	char desc[256];
 	int rc = parse_read_args("show", usage, argc, argv, true, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = load_ref("show", cli.db, cli.arg, &run);
+	rc = kb_select_runs("show", cli.db, cli.arg, false, &run, &n, desc, sizeof(desc));
 	if (rc)
 		return rc;
-	kb_report_text(stdout, &run);
-	kb_run_free(&run);
+	kb_report_text(stdout, run);
+	kb_free_runs(run, n);
 	return KB_EXIT_OK;
 }

@@ -79,10 +79,14 @@ struct kb_result *kb_run_add_result(struct kb_run *run, const char *benchmark,
 	return r;
 }
 
-void kb_run_drop_last_result(struct kb_run *run)
+void kb_run_remove_result(struct kb_run *run, size_t i)
 {
-	if (run->nresults)
-		result_free(&run->results[--run->nresults]);
+	if (i >= run->nresults)
+		return;
+	result_free(&run->results[i]);
+	memmove(&run->results[i], &run->results[i + 1],
+		(run->nresults - i - 1) * sizeof(run->results[0]));
+	run->nresults--;
 }
 
 int kb_result_add_sample(struct kb_result *r, double v, bool warmup)

@@ -71,8 +71,8 @@ void kb_run_free(struct kb_run *run);
 struct kb_result *kb_run_add_result(struct kb_run *run, const char *benchmark,
 				    const char *params, const char *metric,
 				    const char *unit, enum kb_direction dir);
-/* Drops the result added last (a case that failed half way). */
-void kb_run_drop_last_result(struct kb_run *run);
+/* Removes result i (a case that failed half way); later ones move down. */
+void kb_run_remove_result(struct kb_run *run, size_t i);
 int kb_result_add_sample(struct kb_result *r, double v, bool warmup);
 int kb_result_add_counter(struct kb_result *r, const char *name, bool available,
 			  double per_op);

@@ -457,3 +457,63 @@ int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(s, "listing runs", err, size);
 }
+
+/* Ids of the run with id ref, else of every run labelled ref, oldest first. */
+static int matching_ids(struct kb_store *s, const char *ref, char ***ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT id FROM runs WHERE id=?1 OR (label=?1 AND NOT EXISTS"
+				    " (SELECT 1 FROM runs WHERE id=?1)) ORDER BY started, id",
+				    -1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, ref, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **bigger = realloc(*ids, (*n + 1) * sizeof(**ids));
+
+		if (!bigger || !(bigger[*n] = strdup(col_text(st, 0)))) {
+			*ids = bigger ? bigger : *ids;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		*ids = bigger;
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs, size_t *n,
+		       char *err, size_t size)
+{
+	char **ids;
+	size_t nids;
+	int rc = matching_ids(s, ref, &ids, &nids);
+
+	*runs = NULL;
+	*n = 0;
+	if (rc == SQLITE_OK && nids && !(*runs = calloc(nids, sizeof(**runs))))
+		rc = SQLITE_NOMEM;
+	for (size_t i = 0; rc == SQLITE_OK && i < nids; i++) {
+		if (kb_store_load_run(s, ids[i], &(*runs)[i], err, size) != 1)
+			rc = SQLITE_ERROR;
+		else
+			(*n)++;
+	}
+	for (size_t i = 0; i < nids; i++)
+		free(ids[i]);
+	free(ids);
+	if (rc != SQLITE_OK) {
+		for (size_t i = 0; i < *n; i++)
+			kb_run_free(&(*runs)[i]);
+		free(*runs);
+		*runs = NULL;
+		*n = 0;
+		return db_fail(s, "reading runs", err, size);
+	}
+	return 0;
+}

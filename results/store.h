@@ -38,6 +38,13 @@ int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t 
 int kb_store_load_run(struct kb_store *s, const char *ref, struct kb_run *run,
 		      char *err, size_t size);
 
+/*
+ * Loads the run whose id is ref, or else every run labelled ref, oldest
+ * first (pooled comparisons). *n = 0 when nothing matches. 0 or -1 with err.
+ */
+int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs, size_t *n,
+		       char *err, size_t size);
+
 struct kb_run_info {
 	const char *id, *label, *host, *started, *kernel;
 	int results, skipped;

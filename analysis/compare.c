@@ -1,0 +1,228 @@
+#include "compare.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *kb_verdict_name(enum kb_verdict v)
+{
+	switch (v) {
+	case KB_FASTER:
+		return "faster";
+	case KB_SLOWER:
+		return "slower";
+	case KB_SAME:
+		return "same";
+	default:
+		return "unknown";
+	}
+}
+
+static bool same_key(const struct kb_result *x, const struct kb_result *y)
+{
+	return strcmp(x->benchmark, y->benchmark) == 0 && strcmp(x->params, y->params) == 0 &&
+	       strcmp(x->metric, y->metric) == 0;
+}
+
+/* Distinct metric keys of a side, first occurrence of each, in run order. */
+static size_t distinct_keys(const struct kb_run *runs, size_t n, const struct kb_result **out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+			bool seen = false;
+
+			for (size_t m = 0; m < k && !seen; m++)
+				seen = same_key(out[m], r);
+			if (!seen)
+				out[k++] = r;
+		}
+	return k;
+}
+
+static size_t count_results(const struct kb_run *runs, size_t n)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += runs[i].nresults;
+	return total;
+}
+
+/* Every sample of key across the runs; *n set, NULL with n = 0 when none. */
+static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_result *key,
+		    size_t *n)
+{
+	double *v = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < nruns; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+			double *bigger;
+
+			if (!same_key(r, key) || !r->nsamples)
+				continue;
+			bigger = realloc(v, (*n + r->nsamples) * sizeof(*v));
+			if (!bigger) {
+				free(v);
+				*n = 0;
+				return NULL;
+			}
+			v = bigger;
+			memcpy(v + *n, r->samples, r->nsamples * sizeof(*v));
+			*n += r->nsamples;
+		}
+	return v;
+}
+
+/*
+ * The verdict on the "badness" ratio q (B/A when lower is better, A/B when
+ * higher is better, so q > 1 is always worse) and its CI [qlo, qhi].
+ */
+static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, double qlo,
+		   double qhi, double q)
+{
+	double up = 1.0 + o->threshold, down = 1.0 / up;
+	double half = (log(qhi) - log(qlo)) / 2.0, dist;
+
+	if (m->na < KB_COMPARE_MIN_SAMPLES || m->nb < KB_COMPARE_MIN_SAMPLES) {
+		m->verdict = KB_UNKNOWN;
+		m->more_samples = KB_COMPARE_MIN_SAMPLES - (long)fmin(m->na, m->nb);
+		return;
+	}
+	if (qlo > up && m->p < o->alpha)
+		m->verdict = KB_SLOWER;
+	else if (qhi < down && m->p < o->alpha)
+		m->verdict = KB_FASTER;
+	else if (qlo >= down && qhi <= up)
+		m->verdict = KB_SAME;
+	else
+		m->verdict = KB_UNKNOWN;
+	if (m->verdict != KB_UNKNOWN)
+		return;
+	/* The CI shrinks as 1/sqrt(n): how many samples until it clears the nearer edge. */
+	dist = fmin(fabs(log(q) - log(up)), fabs(log(q) - log(down)));
+	if (dist <= 0.0 || half <= 0.0) {
+		m->more_samples = -1;
+	} else {
+		double need = fmin((double)m->na, (double)m->nb) * (half / dist) * (half / dist);
+		double more = ceil(need) - fmin((double)m->na, (double)m->nb);
+
+		m->more_samples = need > 1e6 ? -1 : (long)fmax(1.0, more);
+	}
+}
+
+static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts *o)
+{
+	bool higher = m->ref->direction == KB_HIGHER_IS_BETTER;
+	double lo = NAN, hi = NAN, q, qlo, qhi;
+
+	m->median_a = kb_median(m->a, m->na);
+	m->median_b = kb_median(m->b, m->nb);
+	m->p = kb_mann_whitney_p(m->a, m->na, m->b, m->nb);
+	if (m->median_a == 0.0 || m->median_b == 0.0) {
+		/* A ratio to zero means nothing; equal zeros are the same. */
+		m->ratio = m->median_a == m->median_b ? 1.0 : NAN;
+		m->ci_lo = m->ci_hi = m->ratio;
+		m->change_pct = m->median_a == m->median_b ? 0.0 : NAN;
+		m->verdict = m->median_a == m->median_b && m->p >= o->alpha ? KB_SAME : KB_UNKNOWN;
+		m->more_samples = m->verdict == KB_UNKNOWN ? -1 : 0;
+		return;
+	}
+	m->ratio = m->median_b / m->median_a;
+	if (kb_bootstrap_ratio_ci(m->a, m->na, m->b, m->nb, o->resamples, o->seed, &lo, &hi)) {
+		lo = hi = NAN;
+	}
+	m->ci_lo = lo;
+	m->ci_hi = hi;
+	q = higher ? 1.0 / m->ratio : m->ratio;
+	qlo = higher ? 1.0 / hi : lo;
+	qhi = higher ? 1.0 / lo : hi;
+	m->change_pct = (q - 1.0) * 100.0;
+	if (isnan(qlo) || isnan(qhi)) {
+		m->verdict = KB_UNKNOWN;
+		m->more_samples = -1;
+		return;
+	}
+	decide(m, o, qlo, qhi, q);
+}
+
+int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb,
+	       const struct kb_compare_opts *opts, struct kb_comparison *out)
+{
+	size_t ka_max = count_results(a, na), kb_max = count_results(b, nb);
+	const struct kb_result **keys_a = calloc(ka_max + 1, sizeof(*keys_a));
+	const struct kb_result **keys_b = calloc(kb_max + 1, sizeof(*keys_b));
+	size_t ka, kb;
+	double log_sum = 0.0;
+
+	memset(out, 0, sizeof(*out));
+	out->opts = *opts;
+	out->metrics = calloc(ka_max + 1, sizeof(*out->metrics));
+	out->only_a = calloc(ka_max + 1, sizeof(*out->only_a));
+	out->only_b = calloc(kb_max + 1, sizeof(*out->only_b));
+	if (!keys_a || !keys_b || !out->metrics || !out->only_a || !out->only_b) {
+		free(keys_a);
+		free(keys_b);
+		kb_comparison_free(out);
+		return -1;
+	}
+	ka = distinct_keys(a, na, keys_a);
+	kb = distinct_keys(b, nb, keys_b);
+	for (size_t i = 0; i < ka; i++) {
+		struct kb_metric_cmp *m = &out->metrics[out->nmetrics];
+		bool in_b = false;
+
+		for (size_t j = 0; j < kb && !in_b; j++)
+			in_b = same_key(keys_a[i], keys_b[j]);
+		if (!in_b) {
+			out->only_a[out->nonly_a++] = keys_a[i];
+			continue;
+		}
+		m->ref = keys_a[i];
+		m->a = pool(a, na, m->ref, &m->na);
+		m->b = pool(b, nb, m->ref, &m->nb);
+		out->nmetrics++;
+		compare_metric(m, opts);
+		if (isfinite(m->change_pct)) {
+			log_sum += log1p(m->change_pct / 100.0);
+			out->geomean_n++;
+		}
+	}
+	for (size_t j = 0; j < kb; j++) {
+		bool in_a = false;
+
+		for (size_t i = 0; i < ka && !in_a; i++)
+			in_a = same_key(keys_a[i], keys_b[j]);
+		if (!in_a)
+			out->only_b[out->nonly_b++] = keys_b[j];
+	}
+	out->geomean = out->geomean_n ? exp(log_sum / (double)out->geomean_n) : 1.0;
+	free(keys_a);
+	free(keys_b);
+	return 0;
+}
+
+void kb_comparison_free(struct kb_comparison *c)
+{
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		free(c->metrics[i].a);
+		free(c->metrics[i].b);
+	}
+	free(c->metrics);
+	free(c->only_a);
+	free(c->only_b);
+	memset(c, 0, sizeof(*c));
+}
+
+bool kb_comparison_regressed(const struct kb_comparison *c)
+{
+	for (size_t i = 0; i < c->nmetrics; i++)
+		if (c->metrics[i].verdict == KB_SLOWER)
+			return true;
+	return false;
+}

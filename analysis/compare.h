@@ -1,0 +1,65 @@
+/*
+ * A/B comparison of two sets of runs: metrics matched by benchmark + params
+ * + metric, samples pooled per side, and a verdict per metric that needs
+ * both the bootstrap CI of the ratio of medians to clear the threshold and
+ * the Mann-Whitney test to clear alpha.
+ */
+#ifndef KB_COMPARE_H
+#define KB_COMPARE_H
+
+#include "../results/run.h"
+
+#include <stdio.h>
+
+enum kb_verdict { KB_SAME, KB_FASTER, KB_SLOWER, KB_UNKNOWN };
+
+struct kb_compare_opts {
+	double threshold;	/* minimum effect, as a fraction (0.05 = 5%) */
+	double alpha;		/* significance level of the rank test */
+	unsigned resamples;	/* bootstrap resamples */
+	unsigned long seed;
+};
+
+#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1 }
+/* Fewer samples than this on either side cannot be decided. */
+#define KB_COMPARE_MIN_SAMPLES 3
+
+struct kb_metric_cmp {
+	const struct kb_result *ref;	/* benchmark, params, metric, unit, direction */
+	double *a, *b;			/* pooled samples of each side */
+	size_t na, nb;
+	double median_a, median_b;
+	double ratio, ci_lo, ci_hi;	/* median(B) / median(A) and its 95% CI */
+	double change_pct;		/* + is worse, whatever the direction */
+	double p;			/* Mann-Whitney two-sided */
+	enum kb_verdict verdict;
+	long more_samples;		/* unknown: samples per side still needed (-1: many) */
+};
+
+struct kb_comparison {
+	struct kb_metric_cmp *metrics;
+	size_t nmetrics;
+	const struct kb_result **only_a, **only_b;
+	size_t nonly_a, nonly_b;
+	double geomean;		/* of the direction-normalised ratios: > 1 is worse */
+	size_t geomean_n;
+	struct kb_compare_opts opts;
+};
+
+/* Compares the runs of side A with those of side B. 0, or -1 out of memory. */
+int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb,
+	       const struct kb_compare_opts *opts, struct kb_comparison *out);
+void kb_comparison_free(struct kb_comparison *c);
+
+/* True when any metric is slower (CI beyond threshold and p < alpha). */
+bool kb_comparison_regressed(const struct kb_comparison *c);
+
+const char *kb_verdict_name(enum kb_verdict v);
+
+enum kb_format { KB_FORMAT_TEXT, KB_FORMAT_MARKDOWN, KB_FORMAT_JSON };
+
+/* name_a / name_b describe the sides ("label base, 2 runs"). */
+void kb_comparison_print(FILE *out, const struct kb_comparison *c, enum kb_format f,
+			 const char *name_a, const char *name_b);
+
+#endif

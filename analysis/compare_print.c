@@ -1,0 +1,197 @@
+/* Printing a comparison: an 80-column text table, markdown, or JSON. */
+#include "compare.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* The CI as percent change with + worse, matching change_pct. */
+static void ci_pct(const struct kb_metric_cmp *m, double *lo, double *hi)
+{
+	if (m->ref->direction == KB_HIGHER_IS_BETTER) {
+		*lo = (1.0 / m->ci_hi - 1.0) * 100.0;
+		*hi = (1.0 / m->ci_lo - 1.0) * 100.0;
+	} else {
+		*lo = (m->ci_lo - 1.0) * 100.0;
+		*hi = (m->ci_hi - 1.0) * 100.0;
+	}
+}
+
+static void fmt_num(char *buf, size_t size, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.*f", a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3, v);
+}
+
+static void fmt_pct(char *buf, size_t size, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%+.1f%%", v);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
+{
+	if (m->verdict != KB_UNKNOWN)
+		buf[0] = '\0';
+	else if (m->more_samples < 0)
+		snprintf(buf, size, "no sample count would decide it at this noise");
+	else
+		snprintf(buf, size, "about %ld more samples per side would decide it",
+			 m->more_samples);
+}
+
+static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
+		       const char *nb)
+{
+	fprintf(out, "kbench compare\n  A: %s\n  B: %s\n", na, nb);
+	fprintf(out, "threshold %.1f%%, alpha %g; change and CI: + is worse, whatever the\n"
+		     "direction (95%% bootstrap CI of the ratio of medians, Mann-Whitney p)\n",
+		c->opts.threshold * 100.0, c->opts.alpha);
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct kb_metric_cmp *m = &c->metrics[i];
+		char a[24], b[24], ch[24], lo[24], hi[24], more[96];
+		double plo, phi;
+
+		ci_pct(m, &plo, &phi);
+		fmt_num(a, sizeof(a), m->median_a);
+		fmt_num(b, sizeof(b), m->median_b);
+		fmt_pct(ch, sizeof(ch), m->change_pct);
+		fmt_pct(lo, sizeof(lo), plo);
+		fmt_pct(hi, sizeof(hi), phi);
+		fmt_more(more, sizeof(more), m);
+		if (i == 0)
+			fprintf(out, "\n%12s %12s %8s %18s %7s  %s\n", "A median", "B median",
+				"change", "95% CI", "p", "verdict");
+		fprintf(out, "%s %s %s [%s]\n", m->ref->benchmark, m->ref->params, m->ref->metric,
+			m->ref->unit);
+		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", a, b, ch, lo, hi, m->p,
+			kb_verdict_name(m->verdict));
+		if (more[0])
+			fprintf(out, "%14s%s\n", "", more);
+	}
+	fprintf(out, "\ngeomean over %zu metrics: %+.1f%% (+ is worse)\n", c->geomean_n,
+		(c->geomean - 1.0) * 100.0);
+	for (size_t i = 0; i < c->nonly_a; i++)
+		fprintf(out, "only in A: %s %s %s\n", c->only_a[i]->benchmark, c->only_a[i]->params,
+			c->only_a[i]->metric);
+	for (size_t i = 0; i < c->nonly_b; i++)
+		fprintf(out, "only in B: %s %s %s\n", c->only_b[i]->benchmark, c->only_b[i]->params,
+			c->only_b[i]->metric);
+}
+
+static void print_markdown(FILE *out, const struct kb_comparison *c, const char *na,
+			   const char *nb)
+{
+	fprintf(out, "**kbench compare** A: %s, B: %s (threshold %.1f%%, alpha %g; + is worse)\n\n",
+		na, nb, c->opts.threshold * 100.0, c->opts.alpha);
+	fprintf(out, "| benchmark | params | metric | A median | B median | change | 95%% CI | p | verdict |\n");
+	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct kb_metric_cmp *m = &c->metrics[i];
+		char a[24], b[24], ch[24], lo[24], hi[24];
+		double plo, phi;
+
+		ci_pct(m, &plo, &phi);
+		fmt_num(a, sizeof(a), m->median_a);
+		fmt_num(b, sizeof(b), m->median_b);
+		fmt_pct(ch, sizeof(ch), m->change_pct);
+		fmt_pct(lo, sizeof(lo), plo);
+		fmt_pct(hi, sizeof(hi), phi);
+		fprintf(out, "| %s | %s | %s [%s] | %s | %s | %s | %s .. %s | %.2g | %s |\n",
+			m->ref->benchmark, m->ref->params, m->ref->metric, m->ref->unit, a, b, ch,
+			lo, hi, m->p, kb_verdict_name(m->verdict));
+	}
+	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
+		(c->geomean - 1.0) * 100.0);
+	for (size_t i = 0; i < c->nonly_a; i++)
+		fprintf(out, "- only in A: %s %s %s\n", c->only_a[i]->benchmark,
+			c->only_a[i]->params, c->only_a[i]->metric);
+	for (size_t i = 0; i < c->nonly_b; i++)
+		fprintf(out, "- only in B: %s %s %s\n", c->only_b[i]->benchmark,
+			c->only_b[i]->params, c->only_b[i]->metric);
+}
+
+static void add_finite(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *key_json(const struct kb_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "benchmark", r->benchmark);
+	cJSON_AddStringToObject(o, "params", r->params);
+	cJSON_AddStringToObject(o, "metric", r->metric);
+	return o;
+}
+
+static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
+		       const char *nb)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr, *oa, *ob;
+	char *text;
+
+	cJSON_AddStringToObject(doc, "schema", "kbench-compare/1");
+	cJSON_AddStringToObject(doc, "a", na);
+	cJSON_AddStringToObject(doc, "b", nb);
+	cJSON_AddNumberToObject(doc, "threshold", c->opts.threshold);
+	cJSON_AddNumberToObject(doc, "alpha", c->opts.alpha);
+	cJSON_AddNumberToObject(doc, "resamples", c->opts.resamples);
+	cJSON_AddNumberToObject(doc, "seed", (double)c->opts.seed);
+	arr = cJSON_AddArrayToObject(doc, "metrics");
+	for (size_t i = 0; i < c->nmetrics; i++) {
+		const struct kb_metric_cmp *m = &c->metrics[i];
+		cJSON *o = key_json(m->ref), *ci;
+
+		cJSON_AddStringToObject(o, "unit", m->ref->unit);
+		cJSON_AddStringToObject(o, "direction", kb_direction_name(m->ref->direction));
+		cJSON_AddNumberToObject(o, "n_a", (double)m->na);
+		cJSON_AddNumberToObject(o, "n_b", (double)m->nb);
+		add_finite(o, "median_a", m->median_a);
+		add_finite(o, "median_b", m->median_b);
+		add_finite(o, "ratio", m->ratio);
+		ci = cJSON_AddArrayToObject(o, "ratio_ci95");
+		cJSON_AddItemToArray(ci, isfinite(m->ci_lo) ? cJSON_CreateNumber(m->ci_lo) : cJSON_CreateNull());
+		cJSON_AddItemToArray(ci, isfinite(m->ci_hi) ? cJSON_CreateNumber(m->ci_hi) : cJSON_CreateNull());
+		add_finite(o, "change_pct", m->change_pct);
+		add_finite(o, "p", m->p);
+		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
+		if (m->verdict == KB_UNKNOWN)
+			cJSON_AddNumberToObject(o, "more_samples", (double)m->more_samples);
+		cJSON_AddItemToArray(arr, o);
+	}
+	cJSON_AddNumberToObject(doc, "geomean_change_pct", (c->geomean - 1.0) * 100.0);
+	oa = cJSON_AddArrayToObject(doc, "only_in_a");
+	for (size_t i = 0; i < c->nonly_a; i++)
+		cJSON_AddItemToArray(oa, key_json(c->only_a[i]));
+	ob = cJSON_AddArrayToObject(doc, "only_in_b");
+	for (size_t i = 0; i < c->nonly_b; i++)
+		cJSON_AddItemToArray(ob, key_json(c->only_b[i]));
+	cJSON_AddBoolToObject(doc, "regression", kb_comparison_regressed(c));
+	text = cJSON_Print(doc);
+	if (text)
+		fprintf(out, "%s\n", text);
+	free(text);
+	cJSON_Delete(doc);
+}
+
+void kb_comparison_print(FILE *out, const struct kb_comparison *c, enum kb_format f,
+			 const char *name_a, const char *name_b)
+{
+	if (f == KB_FORMAT_JSON)
+		print_json(out, c, name_a, name_b);
+	else if (f == KB_FORMAT_MARKDOWN)
+		print_markdown(out, c, name_a, name_b);
+	else
+		print_text(out, c, name_a, name_b);
+}

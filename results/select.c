@@ -1,0 +1,77 @@
+#include "select.h"
+#include "json.h"
+#include "store.h"
+#include "../bench/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void kb_free_runs(struct kb_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		kb_run_free(&runs[i]);
+	free(runs);
+}
+
+static int from_file(const char *cmd, const char *ref, struct kb_run **runs, size_t *n,
+		     char *desc, size_t size)
+{
+	char err[512];
+
+	*runs = calloc(1, sizeof(**runs));
+	if (!*runs || kb_run_read_json(ref, *runs, err, sizeof(err))) {
+		kb_err("%s: %s", cmd, *runs ? err : "out of memory");
+		free(*runs);
+		*runs = NULL;
+		return KB_EXIT_USAGE;
+	}
+	*n = 1;
+	snprintf(desc, size, "file %s (run %s)", ref, (*runs)->id);
+	return 0;
+}
+
+int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
+		   struct kb_run **runs, size_t *n, char *desc, size_t size)
+{
+	struct kb_store *s;
+	struct stat st;
+	char err[512];
+	int rc;
+
+	*runs = NULL;
+	*n = 0;
+	if (stat(ref, &st) == 0 && S_ISREG(st.st_mode))
+		return from_file(cmd, ref, runs, n, desc, size);
+	s = kb_store_open(db ? db : kb_store_default_path(), false, err, sizeof(err));
+	if (!s) {
+		kb_err("%s: %s", cmd, err);
+		return KB_EXIT_USAGE;
+	}
+	rc = kb_store_load_runs(s, ref, runs, n, err, sizeof(err));
+	kb_store_close(s);
+	if (rc) {
+		kb_err("%s: %s", cmd, err);
+		return KB_EXIT_USAGE;
+	}
+	if (*n == 0) {
+		kb_err("%s: no run with id or label '%s' (see kbench runs)", cmd, ref);
+		return KB_EXIT_USAGE;
+	}
+	if (!pool && *n > 1) {
+		/* The newest of the label: keep the last, drop the rest. */
+		struct kb_run newest = (*runs)[*n - 1];
+
+		kb_run_init(&(*runs)[*n - 1]);
+		for (size_t i = 0; i + 1 < *n; i++)
+			kb_run_free(&(*runs)[i]);
+		(*runs)[0] = newest;
+		*n = 1;
+	}
+	if (*n == 1)
+		snprintf(desc, size, "run %s (label %s)", (*runs)[0].id, (*runs)[0].label);
+	else
+		snprintf(desc, size, "label %s, %zu runs", ref, *n);
+	return 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * What a user names on the command line as "a run": an exported JSON file,
+ * a run id, or a label (the newest run with it, or with pool, all of them).
+ */
+#ifndef KB_SELECT_H
+#define KB_SELECT_H
+
+#include "run.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Loads ref into *runs (*n of them). desc gets a human description
+ * ("label base, 3 runs"). Prints the one-line error itself (prefixed with
+ * cmd) and returns KB_EXIT_USAGE on failure, 0 on success.
+ */
+int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
+		   struct kb_run **runs, size_t *n, char *desc, size_t size);
+
+void kb_free_runs(struct kb_run *runs, size_t n);
+
+#endif
