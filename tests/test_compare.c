@@ -1,0 +1,149 @@
+/*
+ * Noise calibration of the A/B verdicts on synthetic samples with known
+ * distributions: A/A must (almost) never say slower, a 10% shift must.
+ */
+#include "helpers.h"
+#include "../analysis/compare.h"
+#include "../results/json.h"
+
+#include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRIALS 200
+#define N 20
+#define CV 0.03
+
+/* One run with one lower-is-better metric: N samples, mean 1000 * scale, CV 3%. */
+static void synthetic_run(struct kb_run *run, gsl_rng *rng, double scale)
+{
+	struct kb_result *r;
+
+	kb_run_init(run);
+	r = kb_run_add_result(run, "mm/guard/install", "method=madv_guard", "latency", "ns/op",
+			      KB_LOWER_IS_BETTER);
+	cr_assert_not_null(r);
+	for (int i = 0; i < N; i++)
+		kb_result_add_sample(r, 1000.0 * scale * (1.0 + gsl_ran_gaussian(rng, CV)), false);
+}
+
+static int count_verdicts(double shift, enum kb_verdict want)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int hits = 0;
+
+	gsl_rng_set(rng, 42);
+	for (int t = 0; t < TRIALS; t++) {
+		struct kb_run a, b;
+		struct kb_comparison c;
+
+		synthetic_run(&a, rng, 1.0);
+		synthetic_run(&b, rng, 1.0 + shift);
+		o.seed = (unsigned long)t + 1;
+		cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
+		cr_assert_eq(c.nmetrics, 1);
+		hits += c.metrics[0].verdict == want;
+		kb_comparison_free(&c);
+		kb_run_free(&a);
+		kb_run_free(&b);
+	}
+	gsl_rng_free(rng);
+	return hits;
+}
+
+Test(compare, aa_false_alarm_rate_at_most_one_percent, .timeout = 120)
+{
+	int alarms = count_verdicts(0.0, KB_SLOWER) + count_verdicts(0.0, KB_FASTER);
+
+	cr_expect_leq(alarms, TRIALS / 100, "%d of %d A/A comparisons raised an alarm", alarms,
+		      TRIALS);
+}
+
+Test(compare, ten_percent_shift_found_in_95_percent, .timeout = 120)
+{
+	int found = count_verdicts(0.10, KB_SLOWER);
+
+	cr_expect_geq(found, TRIALS * 95 / 100, "a 10%% slowdown was found in %d of %d", found,
+		      TRIALS);
+}
+
+Test(compare, higher_is_better_direction_and_only_one_side)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	struct kb_run a, b;
+	struct kb_comparison c;
+	struct kb_result *ra, *rb;
+
+	kb_run_init(&a);
+	kb_run_init(&b);
+	ra = kb_run_add_result(&a, "x/rate", "method=m", "rate", "ops/s", KB_HIGHER_IS_BETTER);
+	rb = kb_run_add_result(&b, "x/rate", "method=m", "rate", "ops/s", KB_HIGHER_IS_BETTER);
+	for (int i = 0; i < 20; i++) {
+		kb_result_add_sample(ra, 1000 + i, false);
+		kb_result_add_sample(rb, 800 + i, false);	/* 20% less throughput: worse */
+	}
+	kb_result_add_sample(kb_run_add_result(&b, "x/new", "method=m", "t", "ns/op",
+					       KB_LOWER_IS_BETTER), 1, false);
+	cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
+	cr_expect_eq(c.metrics[0].verdict, KB_SLOWER);
+	cr_expect_gt(c.metrics[0].change_pct, 20.0);
+	cr_expect_eq(c.nonly_b, 1, "the metric only in B was dropped");
+	cr_expect_str_eq(c.only_b[0]->benchmark, "x/new");
+	cr_expect(kb_comparison_regressed(&c));
+	kb_comparison_free(&c);
+	kb_run_free(&a);
+	kb_run_free(&b);
+}
+
+/* Through the CLI: a run against itself scaled by 1.2 is slower and exits 1; A/A exits 0. */
+Test(compare, cli_scaled_run_is_slower)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	char dir[256], fa[300], fb[300], fa2[300], err[512];
+	struct kb_run a, a2, b;
+
+	gsl_rng_set(rng, 7);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(fa, sizeof(fa), "%s/a.json", dir);
+	snprintf(fa2, sizeof(fa2), "%s/a2.json", dir);
+	snprintf(fb, sizeof(fb), "%s/b.json", dir);
+	synthetic_run(&a, rng, 1.0);
+	synthetic_run(&a2, rng, 1.0);
+	synthetic_run(&b, rng, 1.0);
+	for (size_t i = 0; i < b.results[0].nsamples; i++)
+		b.results[0].samples[i] = a.results[0].samples[i] * 1.2;
+	for (struct kb_run *x = &a; x; x = x == &a ? &a2 : x == &a2 ? &b : NULL) {
+		snprintf(x->label, sizeof(x->label), "synthetic");
+		snprintf(x->started, sizeof(x->started), "2026-12-03T07:00:00Z");
+	}
+	cr_assert_eq(kb_run_write_json(&a, fa, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(kb_run_write_json(&a2, fa2, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(kb_run_write_json(&b, fb, err, sizeof(err)), 0, "%s", err);
+	run_cli(r, "compare %s %s", fa, fb);
+	cr_expect_eq(r->status, 1, "exit %d, expected 1: %s%s", r->status, r->out, r->err);
+	cr_expect_not_null(strstr(r->out, "slower"), "%s", r->out);
+	run_cli(r, "compare %s %s --format json", fa, fa2);
+	cr_expect_eq(r->status, 0, "A/A exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_null(strstr(r->out, "\"slower\""), "%s", r->out);
+	run_cli(r, "compare %s %s --format markdown --threshold 5%%", fa, fb);
+	cr_expect_eq(r->status, 1);
+	cr_expect_not_null(strstr(r->out, "| mm/guard/install |"), "%s", r->out);
+	run_cli(r, "compare %s --threshold 5%%", fa);
+	cr_expect_eq(r->status, 2, "one run only must be a usage error");
+	run_cli(r, "compare %s %s --threshold abc", fa, fb);
+	cr_expect_eq(r->status, 2);
+	kb_run_free(&a);
+	kb_run_free(&a2);
+	kb_run_free(&b);
+	gsl_rng_free(rng);
+	free(r);
+	unlink(fa);
+	unlink(fa2);
+	unlink(fb);
+	rmdir(dir);
+}
