@@ -4,7 +4,7 @@ BUILD := build
 
 # Every Debian 12 package the project needs; `make setup` installs what is missing.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
-	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev gnuplot-nox chromium linux-source-6.12
+	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
