@@ -35,6 +35,23 @@ static void fmt_pct(char *buf, size_t size, double v)
 		snprintf(buf, size, "-");
 }
 
+/* The numeric cells of one metric's row, shared by the text and markdown tables. */
+struct cells {
+	char a[24], b[24], ch[24], lo[24], hi[24];
+};
+
+static void format_cells(const struct kb_metric_cmp *m, struct cells *f)
+{
+	double plo, phi;
+
+	ci_pct(m, &plo, &phi);
+	fmt_num(f->a, sizeof(f->a), m->median_a);
+	fmt_num(f->b, sizeof(f->b), m->median_b);
+	fmt_pct(f->ch, sizeof(f->ch), m->change_pct);
+	fmt_pct(f->lo, sizeof(f->lo), plo);
+	fmt_pct(f->hi, sizeof(f->hi), phi);
+}
+
 static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
 	if (m->verdict != KB_UNKNOWN)
@@ -55,22 +72,17 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		c->opts.threshold * 100.0, c->opts.alpha);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
-		char a[24], b[24], ch[24], lo[24], hi[24], more[96];
-		double plo, phi;
+		struct cells f;
+		char more[96];
 
-		ci_pct(m, &plo, &phi);
-		fmt_num(a, sizeof(a), m->median_a);
-		fmt_num(b, sizeof(b), m->median_b);
-		fmt_pct(ch, sizeof(ch), m->change_pct);
-		fmt_pct(lo, sizeof(lo), plo);
-		fmt_pct(hi, sizeof(hi), phi);
+		format_cells(m, &f);
 		fmt_more(more, sizeof(more), m);
 		if (i == 0)
 			fprintf(out, "\n%12s %12s %8s %18s %7s  %s\n", "A median", "B median",
 				"change", "95% CI", "p", "verdict");
 		fprintf(out, "%s %s %s [%s]\n", m->ref->benchmark, m->ref->params, m->ref->metric,
 			m->ref->unit);
-		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", a, b, ch, lo, hi, m->p,
+		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
@@ -94,18 +106,12 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
-		char a[24], b[24], ch[24], lo[24], hi[24];
-		double plo, phi;
+		struct cells f;
 
-		ci_pct(m, &plo, &phi);
-		fmt_num(a, sizeof(a), m->median_a);
-		fmt_num(b, sizeof(b), m->median_b);
-		fmt_pct(ch, sizeof(ch), m->change_pct);
-		fmt_pct(lo, sizeof(lo), plo);
-		fmt_pct(hi, sizeof(hi), phi);
+		format_cells(m, &f);
 		fprintf(out, "| %s | %s | %s [%s] | %s | %s | %s | %s .. %s | %.2g | %s |\n",
-			m->ref->benchmark, m->ref->params, m->ref->metric, m->ref->unit, a, b, ch,
-			lo, hi, m->p, kb_verdict_name(m->verdict));
+			m->ref->benchmark, m->ref->params, m->ref->metric, m->ref->unit, f.a, f.b,
+			f.ch, f.lo, f.hi, m->p, kb_verdict_name(m->verdict));
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
