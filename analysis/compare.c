@@ -52,14 +52,23 @@ static size_t count_results(const struct kb_run *runs, size_t n)
 	return total;
 }
 
-/* Every sample of key across the runs; *n set, NULL with n = 0 when none. */
+/*
+ * Every sample of key across the runs, and how many each run gave (*groups,
+ * *ngroups). NULL with n = 0 when none or out of memory.
+ */
 static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_result *key,
-		    size_t *n)
+		    size_t *n, size_t **groups, size_t *ngroups)
 {
 	double *v = NULL;
 
 	*n = 0;
-	for (size_t i = 0; i < nruns; i++)
+	*ngroups = 0;
+	*groups = calloc(nruns ? nruns : 1, sizeof(**groups));
+	if (!*groups)
+		return NULL;
+	for (size_t i = 0; i < nruns; i++) {
+		size_t before = *n;
+
 		for (size_t j = 0; j < runs[i].nresults; j++) {
 			const struct kb_result *r = &runs[i].results[j];
 			double *bigger;
@@ -70,12 +79,16 @@ static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_res
 			if (!bigger) {
 				free(v);
 				*n = 0;
+				*ngroups = 0;
 				return NULL;
 			}
 			v = bigger;
 			memcpy(v + *n, r->samples, r->nsamples * sizeof(*v));
 			*n += r->nsamples;
 		}
+		if (*n > before)
+			(*groups)[(*ngroups)++] = *n - before;
+	}
 	return v;
 }
 
@@ -134,9 +147,9 @@ static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts
 		return;
 	}
 	m->ratio = m->median_b / m->median_a;
-	if (kb_bootstrap_ratio_ci(m->a, m->na, m->b, m->nb, o->resamples, o->seed, &lo, &hi)) {
+	if (kb_bootstrap_ratio_ci(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, o->resamples,
+				  o->seed, &lo, &hi))
 		lo = hi = NAN;
-	}
 	m->ci_lo = lo;
 	m->ci_hi = hi;
 	q = higher ? 1.0 / m->ratio : m->ratio;
@@ -184,8 +197,8 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 			continue;
 		}
 		m->ref = keys_a[i];
-		m->a = pool(a, na, m->ref, &m->na);
-		m->b = pool(b, nb, m->ref, &m->nb);
+		m->a = pool(a, na, m->ref, &m->na, &m->ga, &m->nga);
+		m->b = pool(b, nb, m->ref, &m->nb, &m->gb, &m->ngb);
 		out->nmetrics++;
 		compare_metric(m, opts);
 		if (isfinite(m->change_pct)) {
@@ -212,6 +225,8 @@ void kb_comparison_free(struct kb_comparison *c)
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		free(c->metrics[i].a);
 		free(c->metrics[i].b);
+		free(c->metrics[i].ga);
+		free(c->metrics[i].gb);
 	}
 	free(c->metrics);
 	free(c->only_a);

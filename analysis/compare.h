@@ -28,6 +28,8 @@ struct kb_metric_cmp {
 	const struct kb_result *ref;	/* benchmark, params, metric, unit, direction */
 	double *a, *b;			/* pooled samples of each side */
 	size_t na, nb;
+	size_t *ga, *gb;		/* samples per pooled run, in order */
+	size_t nga, ngb;		/* runs that have this metric */
 	double median_a, median_b;
 	double ratio, ci_lo, ci_hi;	/* median(B) / median(A) and its 95% CI */
 	double change_pct;		/* + is worse, whatever the direction */

@@ -146,31 +146,59 @@ double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
 	return fmin(1.0, 2.0 * gsl_cdf_ugaussian_Q(z));
 }
 
-/* Median of n draws with replacement from x; scratch holds n doubles. */
-static double resample_median(const gsl_rng *rng, const double *x, size_t n, double *scratch)
+/*
+ * One resampled median of a grouped side: ng groups drawn with replacement
+ * (all of them, in order, when ng == 1), each refilled by draws within it.
+ * scratch holds at least ng * (largest group) doubles.
+ */
+static double resample_median(const gsl_rng *rng, const double *x, const size_t *g,
+			      const size_t *start, size_t ng, double *scratch)
 {
-	for (size_t i = 0; i < n; i++)
-		scratch[i] = x[gsl_rng_uniform_int(rng, n)];
+	size_t n = 0;
+
+	for (size_t k = 0; k < ng; k++) {
+		size_t grp = ng > 1 ? gsl_rng_uniform_int(rng, ng) : 0;
+
+		for (size_t i = 0; i < g[grp]; i++)
+			scratch[n++] = x[start[grp] + gsl_rng_uniform_int(rng, g[grp])];
+	}
 	qsort(scratch, n, sizeof(*scratch), cmp_double);
 	return median_sorted(scratch, n);
 }
 
-int kb_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+/* Start offsets of the groups and the scratch size a resample can need. */
+static size_t *group_starts(const size_t *g, size_t ng, size_t *need)
+{
+	size_t *start = malloc((ng ? ng : 1) * sizeof(*start)), off = 0, largest = 0;
+
+	for (size_t k = 0; start && k < ng; k++) {
+		start[k] = off;
+		off += g[k];
+		largest = g[k] > largest ? g[k] : largest;
+	}
+	*need = ng * largest;
+	return start;
+}
+
+int kb_bootstrap_ratio_ci(const double *a, const size_t *ga, size_t nga,
+			  const double *b, const size_t *gb, size_t ngb,
 			  unsigned resamples, unsigned long seed, double *lo, double *hi)
 {
+	size_t need_a, need_b;
+	size_t *sa = group_starts(ga, nga, &need_a), *sb = group_starts(gb, ngb, &need_b);
 	double *ratios = malloc(resamples * sizeof(*ratios));
-	double *scratch = malloc((na > nb ? na : nb) * sizeof(*scratch));
+	double *scratch = malloc((need_a > need_b ? need_a : need_b) * sizeof(*scratch) + 1);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	int rc = 0;
 
-	if (!ratios || !scratch || !rng || !na || !nb || resamples < 2) {
+	if (!sa || !sb || !ratios || !scratch || !rng || !need_a || !need_b || resamples < 2) {
 		rc = -1;
 		goto out;
 	}
 	gsl_rng_set(rng, seed);
 	for (unsigned i = 0; i < resamples; i++) {
-		double ma = resample_median(rng, a, na, scratch);
-		double mb = resample_median(rng, b, nb, scratch);
+		double ma = resample_median(rng, a, ga, sa, nga, scratch);
+		double mb = resample_median(rng, b, gb, sb, ngb, scratch);
 
 		if (ma == 0.0) {
 			rc = -1;
@@ -182,6 +210,8 @@ int kb_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb
 	*lo = ratios[(size_t)(0.025 * (resamples - 1))];
 	*hi = ratios[(size_t)ceil(0.975 * (resamples - 1))];
 out:
+	free(sa);
+	free(sb);
 	free(ratios);
 	free(scratch);
 	if (rng)

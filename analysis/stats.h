@@ -26,12 +26,16 @@ double kb_median(const double *x, size_t n);
 double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
 
 /*
- * Percentile-bootstrap 95% CI of median(b) / median(a): resamples both sides
- * with replacement from a GSL Mersenne Twister seeded with seed, so the same
- * inputs and seed give the same interval. Returns 0, or -1 when a median
- * resample is zero or memory runs out.
+ * Percentile-bootstrap 95% CI of median(b) / median(a). Each side is split
+ * into groups (the runs it pools: ga[0..nga) sizes summing to na). With two
+ * or more groups a resample first draws whole groups with replacement, then
+ * samples within each drawn group, so run-to-run variation widens the CI;
+ * with one group it is the plain bootstrap. Draws come from a GSL Mersenne
+ * Twister seeded with seed: same inputs and seed, same interval. Returns 0,
+ * or -1 when a resampled median of a is zero or memory runs out.
  */
-int kb_bootstrap_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+int kb_bootstrap_ratio_ci(const double *a, const size_t *ga, size_t nga,
+			  const double *b, const size_t *gb, size_t ngb,
 			  unsigned resamples, unsigned long seed, double *lo, double *hi);
 
 #endif
