@@ -263,16 +263,13 @@ static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 	uint64_t ops, ns;
 	int err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
-	if (!err && round == 0 && b->timed)
+	if (!err && round == 0 && b->timed) {
 		err = size_batch(x, r);
-	else if (!err && round <= KB_WARMUP_SAMPLES) {
-		err = take_sample(x, &v, &ops, &ns);
-		if (!err)
-			kb_result_add_sample(r, v, true);
-	} else if (!err) {
-		err = take_sample(x, &v, &ops, &ns);
-		if (!err) {
-			kb_result_add_sample(r, v, false);
+	} else if (!err && !(err = take_sample(x, &v, &ops, &ns))) {
+		bool warmup = round <= KB_WARMUP_SAMPLES;
+
+		kb_result_add_sample(r, v, warmup);
+		if (!warmup) {
 			x->total_ops += ops;
 			for (int k = 0; k < KB_NCOUNTERS; k++)
 				x->totals[k] += x->meter.counts[k];

@@ -395,20 +395,19 @@ static int load_results(sqlite3 *db, struct kb_run *run)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int kb_store_load_run(struct kb_store *s, const char *ref, struct kb_run *run,
+int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 		      char *err, size_t size)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db,
 				    "SELECT id, label, host, started, suite_revision, environment,"
-				    " features FROM runs WHERE id=?1 OR label=?1"
-				    " ORDER BY (id=?1) DESC, started DESC, id DESC LIMIT 1",
+				    " features FROM runs WHERE id=?1",
 				    -1, &st, NULL);
 
 	kb_run_init(run);
 	if (rc != SQLITE_OK)
 		return db_fail(s, "reading runs", err, size);
-	sqlite3_bind_text(st, 1, ref, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		sqlite3_finalize(st);

@@ -31,11 +31,8 @@ void kb_store_close(struct kb_store *s);
  */
 int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t size);
 
-/*
- * Loads the run whose id is ref, or else the newest run labelled ref.
- * 1 found, 0 not found, -1 error (err filled).
- */
-int kb_store_load_run(struct kb_store *s, const char *ref, struct kb_run *run,
+/* Loads the run with this id. 1 found, 0 not found, -1 error (err filled). */
+int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 		      char *err, size_t size);
 
 /*

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -105,10 +106,26 @@ Test(store, save_load_and_json_round_trip_every_sample)
 				       sizeof(err)), 1);
 	assert_same_run(&parsed, &loaded);
 	kb_run_free(&loaded);
-	/* A label finds the newest run with it. */
-	cr_assert_eq(kb_store_load_run(s, "base", &loaded, err, sizeof(err)), 1);
-	cr_assert_str_eq(loaded.id, "20261203T070000Z-testhost-2");
-	kb_run_free(&loaded);
+	/* A label finds every run with it, oldest first; an id just that run. */
+	{
+		struct kb_run *runs;
+		size_t n;
+
+		cr_assert_eq(kb_store_load_runs(s, "base", &runs, &n, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(n, 2);
+		cr_assert_str_eq(runs[0].id, "20261203T070000Z-testhost-1");
+		cr_assert_str_eq(runs[1].id, "20261203T070000Z-testhost-2");
+		for (size_t i = 0; i < n; i++)
+			kb_run_free(&runs[i]);
+		free(runs);
+		cr_assert_eq(kb_store_load_runs(s, "20261203T070000Z-testhost-2", &runs, &n, err,
+						sizeof(err)), 0);
+		cr_assert_eq(n, 1);
+		kb_run_free(&runs[0]);
+		free(runs);
+		cr_assert_eq(kb_store_load_runs(s, "nosuch", &runs, &n, err, sizeof(err)), 0);
+		cr_assert_eq(n, 0);
+	}
 	cr_assert_eq(kb_store_load_run(s, "nosuch", &loaded, err, sizeof(err)), 0);
 	kb_store_close(s);
 	kb_run_free(&run);
