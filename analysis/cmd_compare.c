@@ -8,43 +8,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"usage: kbench compare A B [--threshold 5%] [--alpha 0.01] [--format text|markdown|json]\n"
-	"                      [--seed N] [--db PATH]\n"
+	"                      [--seed N] [--db PATH] [--no-history]\n"
 	"  A and B are run ids, labels (all runs with the label pooled) or exported\n"
 	"  JSON files. Per metric: medians, change (+ is worse), 95% bootstrap CI of\n"
 	"  the ratio of medians, Mann-Whitney p and a verdict: faster, slower, same\n"
 	"  or unknown. 'slower' needs the CI beyond the threshold and p < alpha.\n"
+	"  A metric whose stored runs on A's host vary more than its samples do\n"
+	"  gets a higher threshold: the smallest change the compared runs can tell\n"
+	"  from that run-to-run noise (--no-history: samples only). A and B may\n"
+	"  also be latest or latest~N (this host's newest run, or N before it).\n"
 	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors.\n";
 
-/* "5%", "5" or "2.5%": a percentage in (0, 100). */
-static bool parse_percent(const char *s, double *frac)
+/*
+ * The stored series of host, for the run-to-run noise. A missing default
+ * database is no history (two exported files compared anywhere); a named
+ * one that cannot be read is an error.
+ */
+static int load_history(const char *db, const char *host, struct kb_series **series, size_t *n)
 {
-	char *end;
-	double v = strtod(s, &end);
+	const char *path = db ? db : kb_store_default_path();
+	struct kb_store *s;
+	char err[512];
 
-	if (end == s || (*end && strcmp(end, "%") != 0) || !(v > 0.0 && v < 100.0))
-		return false;
-	*frac = v / 100.0;
-	return true;
+	if (!db && access(path, F_OK) != 0)
+		return 0;
+	s = kb_store_open(path, false, err, sizeof(err));
+	if (!s || kb_series_load(s, NULL, host, series, n, err, sizeof(err))) {
+		kb_err("compare: %s", err);
+		kb_store_close(s);
+		return KB_EXIT_USAGE;
+	}
+	kb_store_close(s);
+	return 0;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB };
+	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY };
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
 	enum kb_format format = KB_FORMAT_TEXT;
 	const char *db = NULL;
+	bool history = true;
+	struct kb_series *series = NULL;
+	size_t nseries = 0;
 	struct kb_run *ra = NULL, *rb = NULL;
 	size_t na = 0, nb = 0;
 	struct kb_comparison cmp;
@@ -55,30 +75,20 @@ int cmd_compare(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_THRESHOLD:
-			if (!parse_percent(optarg, &o.threshold)) {
+			if (!kb_parse_percent(optarg, &o.threshold)) {
 				kb_err("compare: bad --threshold '%s': expected a percentage like 5%%",
 				       optarg);
 				return KB_EXIT_USAGE;
 			}
 			break;
-		case OPT_ALPHA: {
-			char *end;
-
-			o.alpha = strtod(optarg, &end);
-			if (*end || !(o.alpha > 0.0 && o.alpha < 1.0)) {
+		case OPT_ALPHA:
+			if (!kb_parse_alpha(optarg, &o.alpha)) {
 				kb_err("compare: bad --alpha '%s': expected 0 < alpha < 1", optarg);
 				return KB_EXIT_USAGE;
 			}
 			break;
-		}
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				format = KB_FORMAT_TEXT;
-			else if (!strcmp(optarg, "markdown"))
-				format = KB_FORMAT_MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				format = KB_FORMAT_JSON;
-			else {
+			if (!kb_parse_format(optarg, true, &format)) {
 				kb_err("compare: bad --format '%s': text, markdown or json", optarg);
 				return KB_EXIT_USAGE;
 			}
@@ -92,6 +102,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case OPT_DB:
 			db = optarg;
+			break;
+		case OPT_NO_HISTORY:
+			history = false;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -108,6 +121,10 @@ int cmd_compare(int argc, char **argv)
 	if (!rc)
 		rc = kb_select_runs("compare", db, argv[optind + 1], true, &rb, &nb, dbuf,
 				    sizeof(dbuf));
+	if (!rc && history)
+		rc = load_history(db, ra[0].host, &series, &nseries);
+	o.history = series;
+	o.nhistory = nseries;
 	if (!rc && kb_compare(ra, na, rb, nb, &o, &cmp)) {
 		kb_err("compare: out of memory");
 		rc = KB_EXIT_ENV;
@@ -117,6 +134,7 @@ int cmd_compare(int argc, char **argv)
 		rc = kb_comparison_regressed(&cmp) ? KB_EXIT_REGRESSION : KB_EXIT_OK;
 		kb_comparison_free(&cmp);
 	}
+	kb_series_free(series, nseries);
 	kb_free_runs(ra, na);
 	kb_free_runs(rb, nb);
 	return rc;

@@ -1,4 +1,5 @@
 #include "compare.h"
+#include "noise.h"
 #include "stats.h"
 
 #include <math.h>
@@ -99,7 +100,7 @@ static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_res
 static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, double qlo,
 		   double qhi, double q)
 {
-	double up = 1.0 + o->threshold, down = 1.0 / up;
+	double up = 1.0 + m->threshold, down = 1.0 / up;
 	double half = (log(qhi) - log(qlo)) / 2.0, dist;
 
 	if (m->na < KB_COMPARE_MIN_SAMPLES || m->nb < KB_COMPARE_MIN_SAMPLES) {
@@ -127,6 +128,39 @@ static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, dou
 
 		m->more_samples = need > 1e6 ? -1 : (long)fmax(1.0, more);
 	}
+}
+
+/* The ids of both sides' runs: the history noise must not rest on them. */
+static const char **compared_ids(const struct kb_run *a, size_t na, const struct kb_run *b,
+				 size_t nb)
+{
+	const char **ids = calloc(na + nb + 1, sizeof(*ids));
+
+	for (size_t i = 0; ids && i < na; i++)
+		ids[i] = a[i].id;
+	for (size_t i = 0; ids && i < nb; i++)
+		ids[na + i] = b[i].id;
+	return ids;
+}
+
+/* The metric's threshold: the option, raised to the run-to-run noise floor. */
+static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
+			  const char *host, const char **skip, size_t nskip)
+{
+	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
+					       : NULL;
+
+	m->noise = NAN;
+	m->noise_runs = 0;
+	m->threshold = o->threshold;
+	m->runs_needed = 1.0;
+	if (!s)
+		return;
+	m->noise = kb_series_noise(s, skip, nskip, &m->noise_runs);
+	if (isnan(m->noise))
+		return;
+	m->threshold = fmax(o->threshold, kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
+	m->runs_needed = kb_noise_runs_needed(m->noise, o->threshold, o->alpha);
 }
 
 static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts *o)
@@ -170,6 +204,7 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 	size_t ka_max = count_results(a, na), kb_max = count_results(b, nb);
 	const struct kb_result **keys_a = calloc(ka_max + 1, sizeof(*keys_a));
 	const struct kb_result **keys_b = calloc(kb_max + 1, sizeof(*keys_b));
+	const char **skip = compared_ids(a, na, b, nb);
 	size_t ka, kb;
 	double log_sum = 0.0;
 
@@ -178,9 +213,10 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 	out->metrics = calloc(ka_max + 1, sizeof(*out->metrics));
 	out->only_a = calloc(ka_max + 1, sizeof(*out->only_a));
 	out->only_b = calloc(kb_max + 1, sizeof(*out->only_b));
-	if (!keys_a || !keys_b || !out->metrics || !out->only_a || !out->only_b) {
+	if (!keys_a || !keys_b || !skip || !out->metrics || !out->only_a || !out->only_b) {
 		free(keys_a);
 		free(keys_b);
+		free(skip);
 		kb_comparison_free(out);
 		return -1;
 	}
@@ -200,6 +236,8 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		m->a = pool(a, na, m->ref, &m->na, &m->ga, &m->nga);
 		m->b = pool(b, nb, m->ref, &m->nb, &m->gb, &m->ngb);
 		out->nmetrics++;
+		set_threshold(m, opts, a[0].host, skip, na + nb);
+		out->with_noise += !isnan(m->noise);
 		compare_metric(m, opts);
 		if (isfinite(m->change_pct)) {
 			log_sum += log1p(m->change_pct / 100.0);
@@ -215,6 +253,7 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 			out->only_b[out->nonly_b++] = keys_b[j];
 	}
 	out->geomean = out->geomean_n ? exp(log_sum / (double)out->geomean_n) : 1.0;
+	free(skip);
 	free(keys_a);
 	free(keys_b);
 	return 0;

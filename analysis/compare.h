@@ -7,6 +7,8 @@
 #ifndef KB_COMPARE_H
 #define KB_COMPARE_H
 
+#include "options.h"
+#include "series.h"
 #include "../results/run.h"
 
 #include <stdio.h>
@@ -18,9 +20,16 @@ struct kb_compare_opts {
 	double alpha;		/* significance level of the rank test */
 	unsigned resamples;	/* bootstrap resamples */
 	unsigned long seed;
+	/*
+	 * Stored history (may be NULL): each metric's run-to-run noise on A's
+	 * host, without the compared runs, raises that metric's threshold to
+	 * the smallest change the runs compared can tell from that noise.
+	 */
+	const struct kb_series *history;
+	size_t nhistory;
 };
 
-#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1 }
+#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0 }
 /* Fewer samples than this on either side cannot be decided. */
 #define KB_COMPARE_MIN_SAMPLES 3
 
@@ -34,6 +43,10 @@ struct kb_metric_cmp {
 	double ratio, ci_lo, ci_hi;	/* median(B) / median(A) and its 95% CI */
 	double change_pct;		/* + is worse, whatever the direction */
 	double p;			/* Mann-Whitney two-sided */
+	double noise;			/* run-to-run noise from history, NAN if unknown */
+	size_t noise_runs;		/* stored runs it rests on */
+	double threshold;		/* the one used: max(opts threshold, noise floor) */
+	double runs_needed;		/* runs per side for the noise floor to reach opts threshold */
 	enum kb_verdict verdict;
 	long more_samples;		/* unknown: samples per side still needed (-1: many) */
 };
@@ -45,6 +58,7 @@ struct kb_comparison {
 	size_t nonly_a, nonly_b;
 	double geomean;		/* of the direction-normalised ratios: > 1 is worse */
 	size_t geomean_n;
+	size_t with_noise;	/* metrics whose run-to-run noise was known */
 	struct kb_compare_opts opts;
 };
 
@@ -57,8 +71,6 @@ void kb_comparison_free(struct kb_comparison *c);
 bool kb_comparison_regressed(const struct kb_comparison *c);
 
 const char *kb_verdict_name(enum kb_verdict v);
-
-enum kb_format { KB_FORMAT_TEXT, KB_FORMAT_MARKDOWN, KB_FORMAT_JSON };
 
 /* name_a / name_b describe the sides ("label base, 2 runs"). */
 void kb_comparison_print(FILE *out, const struct kb_comparison *c, enum kb_format f,

@@ -63,6 +63,23 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 			 m->more_samples);
 }
 
+/* Where the per-metric thresholds came from, in one line. */
+static void print_noise_source(FILE *out, const struct kb_comparison *c)
+{
+	if (c->with_noise)
+		fprintf(out, "run-to-run noise from stored history for %zu of %zu metrics; a noisier\n"
+			     "metric's threshold is raised to what its runs can resolve\n",
+			c->with_noise, c->nmetrics);
+	else
+		fprintf(out, "no stored run-to-run noise for these metrics: verdicts rest on the\n"
+			     "samples alone (kbench calibrate or more stored runs give the noise)\n");
+}
+
+static bool raised(const struct kb_metric_cmp *m, const struct kb_comparison *c)
+{
+	return m->threshold > c->opts.threshold;
+}
+
 static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		       const char *nb)
 {
@@ -70,6 +87,7 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 	fprintf(out, "threshold %.1f%%, alpha %g; change and CI: + is worse, whatever the\n"
 		     "direction (95%% bootstrap CI of the ratio of medians, Mann-Whitney p)\n",
 		c->opts.threshold * 100.0, c->opts.alpha);
+	print_noise_source(out, c);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		struct cells f;
@@ -84,6 +102,10 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 			m->ref->unit);
 		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
+		if (raised(m, c))
+			fprintf(out, "%14srun noise %.1f%% (%zu runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
+				"", m->noise * 100.0, m->noise_runs, m->threshold * 100.0,
+				m->runs_needed, c->opts.threshold * 100.0);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
 	}
@@ -102,16 +124,17 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 {
 	fprintf(out, "**kbench compare** A: %s, B: %s (threshold %.1f%%, alpha %g; + is worse)\n\n",
 		na, nb, c->opts.threshold * 100.0, c->opts.alpha);
-	fprintf(out, "| benchmark | params | metric | A median | B median | change | 95%% CI | p | verdict |\n");
-	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+	print_noise_source(out, c);
+	fprintf(out, "\n| benchmark | params | metric | A median | B median | change | 95%% CI | p | threshold | verdict |\n");
+	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		struct cells f;
 
 		format_cells(m, &f);
-		fprintf(out, "| %s | %s | %s [%s] | %s | %s | %s | %s .. %s | %.2g | %s |\n",
+		fprintf(out, "| %s | %s | %s [%s] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s |\n",
 			m->ref->benchmark, m->ref->params, m->ref->metric, m->ref->unit, f.a, f.b,
-			f.ch, f.lo, f.hi, m->p, kb_verdict_name(m->verdict));
+			f.ch, f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict));
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
@@ -171,6 +194,9 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddItemToArray(ci, isfinite(m->ci_hi) ? cJSON_CreateNumber(m->ci_hi) : cJSON_CreateNull());
 		add_finite(o, "change_pct", m->change_pct);
 		add_finite(o, "p", m->p);
+		add_finite(o, "run_noise", m->noise);
+		cJSON_AddNumberToObject(o, "run_noise_runs", (double)m->noise_runs);
+		cJSON_AddNumberToObject(o, "threshold_used", m->threshold);
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)
 			cJSON_AddNumberToObject(o, "more_samples", (double)m->more_samples);

@@ -1,12 +1,10 @@
 /* kbench run: probe, run the selected benchmarks, store, export, report. */
 #include "commands.h"
-#include "revision.h"
 #include "env.h"
 #include "harness.h"
 #include "undo.h"
 #include "util.h"
 #include "../analysis/report_text.h"
-#include "../kernel/probe.h"
 #include "../results/json.h"
 #include "../results/store.h"
 
@@ -17,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 
@@ -87,7 +83,7 @@ static int parse_run_args(int argc, char **argv, struct run_cli *cli)
 			cli->opts.filter = optarg;
 			break;
 		case OPT_LABEL:
-			if (!*optarg || strlen(optarg) >= KB_LABEL_MAX || strpbrk(optarg, " \t\n,")) {
+			if (!kb_label_valid(optarg)) {
 				kb_err("run: bad label '%s': 1..%d characters, no spaces or commas",
 				       optarg, KB_LABEL_MAX - 1);
 				return KB_EXIT_USAGE;
@@ -139,29 +135,6 @@ static bool output_dir_writable(const char *path)
 		return true;
 	snprintf(copy, sizeof(copy), "%s", path);
 	return access(dirname(copy), W_OK) == 0;
-}
-
-static void fill_run_header(struct kb_run *run, const char *label)
-{
-	const struct kb_probe_result *probe = kb_probe_all();
-	struct utsname u;
-	time_t now = time(NULL);
-	struct tm tm;
-
-	uname(&u);
-	gmtime_r(&now, &tm);
-	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(run->host, sizeof(run->host), "%s", u.nodename);
-	snprintf(run->label, sizeof(run->label), "%s", label ? label : u.release);
-	snprintf(run->suite_revision, sizeof(run->suite_revision), "%s", KB_REVISION);
-	run->environment = kb_env_capture();
-	run->features = cJSON_CreateObject();
-	for (size_t i = 0; i < kb_feature_count(); i++) {
-		cJSON *f = cJSON_AddObjectToObject(run->features, probe[i].feature->name);
-
-		cJSON_AddBoolToObject(f, "present", probe[i].present);
-		cJSON_AddStringToObject(f, "evidence", probe[i].evidence);
-	}
 }
 
 static int pin_cpu(long cpu)
@@ -230,7 +203,7 @@ int cmd_run(int argc, char **argv)
 	}
 	kb_undo_install_handlers();
 	kb_run_init(&run);
-	fill_run_header(&run, cli.label);
+	kb_run_fill_header(&run, cli.label);
 	cli.opts.progress = !cli.quiet && isatty(STDERR_FILENO);
 	herr = kb_harness_run(&cli.opts, &run, &failed);
 	if (herr == -EINTR) {

@@ -16,10 +16,12 @@ static const struct {
 	{ "list", cmd_list, "benchmarks, metrics, and whether this kernel can run each" },
 	{ "probe", cmd_probe, "kernel features present/absent with evidence" },
 	{ "run", cmd_run, "run benchmarks, store the run, print the report" },
+	{ "calibrate", cmd_calibrate, "run benchmarks repeatedly; noise and detectable change per metric" },
 	{ "runs", cmd_runs, "list stored runs" },
 	{ "show", cmd_show, "text report of a stored run or exported file" },
 	{ "export", cmd_export, "a stored run as kbench-run/1 JSON" },
 	{ "compare", cmd_compare, "A/B verdicts per metric; exit 1 on a regression" },
+	{ "history", cmd_history, "change points over stored runs; exit 1 on a new regression" },
 };
 
 static void usage(FILE *out)
@@ -27,7 +29,7 @@ static void usage(FILE *out)
 	fputs("usage: kbench COMMAND [OPTIONS]   (kbench COMMAND --help for its options)\n\n",
 	      out);
 	for (size_t i = 0; i < KB_ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fputs("\nexit codes: 0 ok, 1 regression, 2 usage or input error, 3 environment error\n",
 	      out);
 }

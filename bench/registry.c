@@ -2,9 +2,11 @@
 #include "bench.h"
 
 extern const struct kb_bench kb_mm_guard[];
+extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
 	{ "mm/guard", kb_mm_guard },
+	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };
 

@@ -216,3 +216,8 @@ bool kb_direction_parse(const char *s, enum kb_direction *d)
 		return false;
 	return true;
 }
+
+bool kb_label_valid(const char *label)
+{
+	return *label && strlen(label) < KB_LABEL_MAX && !strpbrk(label, " \t\n,");
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 void kb_free_runs(struct kb_run *runs, size_t n)
 {
@@ -32,12 +33,43 @@ static int from_file(const char *cmd, const char *ref, struct kb_run **runs, siz
 	return 0;
 }
 
+/*
+ * "latest" is this host's newest run, "latest~N" the one N runs before it.
+ * Rewrites ref to the run id. 0 when ref is not of that form or resolved,
+ * KB_EXIT_USAGE (error printed) otherwise.
+ */
+static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref, char *id,
+			  size_t idsize)
+{
+	struct utsname u;
+	char err[512];
+	long back = 0;
+	int rc;
+
+	if (strncmp(*ref, "latest", 6) != 0 || ((*ref)[6] && (*ref)[6] != '~'))
+		return 0;
+	if ((*ref)[6] == '~' && !kb_parse_long(*ref + 7, 0, 1000000, &back)) {
+		kb_err("%s: bad run '%s': expected latest or latest~N", cmd, *ref);
+		return KB_EXIT_USAGE;
+	}
+	uname(&u);
+	rc = kb_store_nth_latest(s, u.nodename, back, id, idsize, err, sizeof(err));
+	if (rc < 0)
+		kb_err("%s: %s", cmd, err);
+	else if (rc == 0)
+		kb_err("%s: no run '%s': host %s has fewer than %ld stored runs", cmd, *ref,
+		       u.nodename, back + 1);
+	else
+		*ref = id;
+	return rc == 1 ? 0 : KB_EXIT_USAGE;
+}
+
 int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 		   struct kb_run **runs, size_t *n, char *desc, size_t size)
 {
 	struct kb_store *s;
 	struct stat st;
-	char err[512];
+	char err[512], id[KB_ID_MAX];
 	int rc;
 
 	*runs = NULL;
@@ -48,6 +80,11 @@ int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 	if (!s) {
 		kb_err("%s: %s", cmd, err);
 		return KB_EXIT_USAGE;
+	}
+	rc = resolve_latest(cmd, s, &ref, id, sizeof(id));
+	if (rc) {
+		kb_store_close(s);
+		return rc;
 	}
 	rc = kb_store_load_runs(s, ref, runs, n, err, sizeof(err));
 	kb_store_close(s);

@@ -1,6 +1,7 @@
 /*
  * What a user names on the command line as "a run": an exported JSON file,
- * a run id, or a label (the newest run with it, or with pool, all of them).
+ * a run id, a label (the newest run with it, or with pool, all of them), or
+ * latest / latest~N (this host's newest run, or the N-th before it).
  */
 #ifndef KB_SELECT_H
 #define KB_SELECT_H

@@ -516,3 +516,93 @@ int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs
 	}
 	return 0;
 }
+
+/* The measured samples of one result, through a statement reused for each. */
+static int result_samples(sqlite3_stmt *st, sqlite3_int64 result_id, double **v, size_t *n,
+			  size_t *cap)
+{
+	int rc;
+
+	*n = 0;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, result_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == *cap) {
+			size_t grown = *cap ? 2 * *cap : 64;
+			double *bigger = realloc(*v, grown * sizeof(**v));
+
+			if (!bigger)
+				return SQLITE_NOMEM;
+			*v = bigger;
+			*cap = grown;
+		}
+		(*v)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_row *, void *),
+			 void *arg, char *err, size_t size)
+{
+	sqlite3_stmt *st, *samples;
+	double *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT res.id, r.id, r.label, r.host, r.started,"
+				    " json_extract(r.environment, '$.kernel_release'),"
+				    " res.benchmark, res.params, res.metric, res.unit, res.direction"
+				    " FROM results res JOIN runs r ON r.id = res.run_id"
+				    " ORDER BY r.host, res.benchmark, res.params, res.metric,"
+				    " r.started, r.id, res.id", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, "reading results", err, size);
+	rc = sqlite3_prepare_v2(s->db, "SELECT value FROM samples WHERE result_id=? AND warmup=0"
+				" ORDER BY seq", -1, &samples, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return db_fail(s, "reading samples", err, size);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_result_row row = {
+			col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
+			col_text(st, 5), col_text(st, 6), col_text(st, 7), col_text(st, 8),
+			col_text(st, 9), KB_LOWER_IS_BETTER, NULL, 0,
+		};
+
+		rc = result_samples(samples, sqlite3_column_int64(st, 0), &v, &n, &cap);
+		if (rc != SQLITE_OK)
+			break;
+		kb_direction_parse(col_text(st, 10), &row.direction);
+		row.samples = v;
+		row.nsamples = n;
+		if (fn(&row, arg)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(samples);
+	sqlite3_finalize(st);
+	free(v);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, "reading results", err, size);
+}
+
+int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
+			char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE host=?1"
+				    " ORDER BY started DESC, id DESC LIMIT 1 OFFSET ?2", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, "reading runs", err, size);
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, n);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(id, idsize, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(s, "reading runs", err, size);
+	return rc == SQLITE_ROW;
+}

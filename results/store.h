@@ -51,4 +51,28 @@ struct kb_run_info {
 int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *, void *),
 		       void *arg, char *err, size_t size);
 
+/* One stored result with its measured samples (warm-up ones left out). */
+struct kb_result_row {
+	const char *run_id, *label, *host, *started, *kernel;
+	const char *benchmark, *params, *metric, *unit;
+	enum kb_direction direction;
+	const double *samples;
+	size_t nsamples;
+};
+
+/*
+ * Calls fn for every stored result, ordered by host, benchmark, params and
+ * metric, then by run start: each metric's series over time, per host.
+ * fn returns non-zero to stop. 0 or -1 with err.
+ */
+int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_row *, void *),
+			 void *arg, char *err, size_t size);
+
+/*
+ * The id of the n-th newest run on host (n = 0: the newest). 1 found,
+ * 0 none, -1 error.
+ */
+int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
+			char *err, size_t size);
+
 #endif

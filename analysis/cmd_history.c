@@ -1,0 +1,208 @@
+/* kbench history: change points over each metric's stored series; exit 1 on a new regression. */
+#include "history.h"
+#include "options.h"
+#include "../bench/commands.h"
+#include "../bench/util.h"
+#include "../results/select.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: kbench history [-f GLOB] [--host H] [--since RUN] [--min-change 3%]\n"
+	"                      [--min-segment 3] [--alpha 0.01] [--format text|json] [--db PATH]\n"
+	"  Finds the change points of every metric's series of per-run medians,\n"
+	"  per host, in time order: binary segmentation with a rank statistic and a\n"
+	"  permutation test (alpha), at least --min-segment runs on each side and a\n"
+	"  change of at least --min-change between the segment medians.\n"
+	"  --since RUN   only changes that the history up to RUN (an id, label,\n"
+	"                latest or latest~N) did not show yet count as new\n"
+	"  Exit 1 when a new change is a regression, 0 otherwise, 2 on input errors.\n";
+
+struct history_cli {
+	const char *filter, *host, *since, *db;
+	struct kb_cp_opts cp;
+	enum kb_format format;
+};
+
+static int parse_args(int argc, char **argv, struct history_cli *cli)
+{
+	enum { OPT_HOST = 256, OPT_SINCE, OPT_MIN_CHANGE, OPT_MIN_SEGMENT, OPT_ALPHA, OPT_FORMAT,
+	       OPT_DB };
+	static const struct option opts[] = {
+		{ "filter", required_argument, NULL, 'f' },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "min-change", required_argument, NULL, OPT_MIN_CHANGE },
+		{ "min-segment", required_argument, NULL, OPT_MIN_SEGMENT },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	long seg;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			cli->filter = optarg;
+			break;
+		case OPT_HOST:
+			cli->host = optarg;
+			break;
+		case OPT_SINCE:
+			cli->since = optarg;
+			break;
+		case OPT_MIN_CHANGE:
+			if (!kb_parse_percent(optarg, &cli->cp.min_change)) {
+				kb_err("history: bad --min-change '%s': expected a percentage like 3%%",
+				       optarg);
+				return KB_EXIT_USAGE;
+			}
+			break;
+		case OPT_MIN_SEGMENT:
+			if (!kb_parse_long(optarg, 2, 1000, &seg)) {
+				kb_err("history: bad --min-segment '%s': expected 2..1000 runs", optarg);
+				return KB_EXIT_USAGE;
+			}
+			cli->cp.min_segment = (size_t)seg;
+			break;
+		case OPT_ALPHA:
+			if (!kb_parse_alpha(optarg, &cli->cp.alpha)) {
+				kb_err("history: bad --alpha '%s': expected 0 < alpha < 1", optarg);
+				return KB_EXIT_USAGE;
+			}
+			break;
+		case OPT_FORMAT:
+			if (!kb_parse_format(optarg, false, &cli->format)) {
+				kb_err("history: bad --format '%s': text or json", optarg);
+				return KB_EXIT_USAGE;
+			}
+			break;
+		case OPT_DB:
+			cli->db = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return kb_bad_option("history", argv);
+		}
+	}
+	if (optind < argc) {
+		kb_err("history: unexpected argument '%s' (metrics are chosen with -f)", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void print_text(const struct kb_history *h, size_t nseries, const struct history_cli *cli)
+{
+	const struct kb_series *last = NULL;
+
+	printf("kbench history: %zu series, %zu change point(s)\n", nseries, h->n);
+	printf("min segment %zu runs, min change %.1f%%, alpha %g; change: + is worse\n",
+	       cli->cp.min_segment, cli->cp.min_change * 100.0, cli->cp.alpha);
+	if (h->short_series)
+		printf("%zu series have fewer than %zu runs and cannot show a change yet\n",
+		       h->short_series, 2 * cli->cp.min_segment);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct kb_history_change *c = &h->changes[i];
+
+		if (c->series != last)
+			printf("\n%s %s %s [%s], host %s\n", c->series->benchmark, c->series->params,
+			       c->series->metric, c->series->unit, c->series->host);
+		last = c->series;
+		printf("  %.10s %s kernel %s\n", c->at->started, c->at->run_id, c->at->kernel);
+		printf("      %.4g -> %.4g  %+.1f%%  %s%s  p=%.2g\n", c->cp.before, c->cp.after,
+		       c->change_pct, c->regression ? "regression" : "improvement",
+		       c->is_new ? " (new)" : "", c->cp.p);
+	}
+}
+
+static void print_json(const struct kb_history *h, size_t nseries, const struct history_cli *cli)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr;
+	char *text;
+
+	cJSON_AddStringToObject(doc, "schema", "kbench-history/1");
+	cJSON_AddNumberToObject(doc, "series", (double)nseries);
+	cJSON_AddNumberToObject(doc, "short_series", (double)h->short_series);
+	cJSON_AddNumberToObject(doc, "min_segment", (double)cli->cp.min_segment);
+	cJSON_AddNumberToObject(doc, "min_change", cli->cp.min_change);
+	cJSON_AddNumberToObject(doc, "alpha", cli->cp.alpha);
+	arr = cJSON_AddArrayToObject(doc, "changes");
+	for (size_t i = 0; i < h->n; i++) {
+		const struct kb_history_change *c = &h->changes[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "host", c->series->host);
+		cJSON_AddStringToObject(o, "benchmark", c->series->benchmark);
+		cJSON_AddStringToObject(o, "params", c->series->params);
+		cJSON_AddStringToObject(o, "metric", c->series->metric);
+		cJSON_AddStringToObject(o, "unit", c->series->unit);
+		cJSON_AddStringToObject(o, "run", c->at->run_id);
+		cJSON_AddStringToObject(o, "started", c->at->started);
+		cJSON_AddStringToObject(o, "kernel", c->at->kernel);
+		cJSON_AddNumberToObject(o, "index", (double)c->cp.index);
+		cJSON_AddNumberToObject(o, "median_before", c->cp.before);
+		cJSON_AddNumberToObject(o, "median_after", c->cp.after);
+		cJSON_AddNumberToObject(o, "change_pct", c->change_pct);
+		cJSON_AddNumberToObject(o, "p", c->cp.p);
+		cJSON_AddStringToObject(o, "kind", c->regression ? "regression" : "improvement");
+		cJSON_AddBoolToObject(o, "new", c->is_new);
+		cJSON_AddItemToArray(arr, o);
+	}
+	cJSON_AddBoolToObject(doc, "new_regression", kb_history_new_regression(h));
+	text = cJSON_Print(doc);
+	if (text)
+		printf("%s\n", text);
+	free(text);
+	cJSON_Delete(doc);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct history_cli cli = { .cp = KB_CP_DEFAULTS, .format = KB_FORMAT_TEXT };
+	struct kb_run *since = NULL;
+	size_t nsince = 0, nseries = 0;
+	struct kb_series *series = NULL;
+	struct kb_history h;
+	struct kb_store *s;
+	char err[512], desc[300];
+	int rc = parse_args(argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (cli.since && (rc = kb_select_runs("history", cli.db, cli.since, false, &since, &nsince,
+					      desc, sizeof(desc))))
+		return rc;
+	s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), false, err, sizeof(err));
+	if (!s || kb_series_load(s, cli.filter, cli.host, &series, &nseries, err, sizeof(err))) {
+		kb_err("history: %s", err);
+		kb_store_close(s);
+		kb_free_runs(since, nsince);
+		return KB_EXIT_USAGE;
+	}
+	kb_store_close(s);
+	if (kb_history_analyse(series, nseries, &cli.cp, since ? since->started : NULL,
+			       since ? since->id : NULL, &h)) {
+		kb_err("history: out of memory");
+		rc = KB_EXIT_ENV;
+	} else {
+		if (cli.format == KB_FORMAT_JSON)
+			print_json(&h, nseries, &cli);
+		else
+			print_text(&h, nseries, &cli);
+		rc = kb_history_new_regression(&h) ? KB_EXIT_REGRESSION : KB_EXIT_OK;
+		kb_history_free(&h);
+	}
+	kb_series_free(series, nseries);
+	kb_free_runs(since, nsince);
+	return rc;
+}

@@ -1,0 +1,79 @@
+#include "noise.h"
+#include "stats.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double kb_run_noise(const double *medians, size_t n)
+{
+	double *d, sum = 0.0, sigma;
+	size_t k = 0;
+
+	if (n < 2)
+		return NAN;
+	d = malloc((n - 1) * sizeof(*d));
+	if (!d)
+		return NAN;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (medians[i] > 0.0 && medians[i + 1] > 0.0)
+			d[k++] = fabs(log(medians[i + 1] / medians[i]));
+	if (k == 0) {
+		free(d);
+		return NAN;
+	}
+	if (k >= 5) {
+		/* |d| of a N(0, 2 sigma^2) difference has median 0.6745 * sqrt(2) sigma. */
+		sigma = kb_median(d, k) / (0.6745 * sqrt(2.0));
+	} else {
+		for (size_t i = 0; i < k; i++)
+			sum += d[i] * d[i];
+		sigma = sqrt(sum / (double)k / 2.0);
+	}
+	free(d);
+	return sigma;
+}
+
+static bool skipped(const char *id, const char *const *skip, size_t nskip)
+{
+	for (size_t i = 0; i < nskip; i++)
+		if (!strcmp(id, skip[i]))
+			return true;
+	return false;
+}
+
+double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
+		       size_t *used)
+{
+	double *m = malloc((s->n ? s->n : 1) * sizeof(*m)), noise;
+	size_t k = 0;
+
+	*used = 0;
+	if (!m)
+		return NAN;
+	for (size_t i = 0; i < s->n; i++)
+		if (!skipped(s->points[i].run_id, skip, nskip))
+			m[k++] = s->points[i].median;
+	noise = kb_run_noise(m, k);
+	free(m);
+	*used = isnan(noise) ? 0 : k;
+	return noise;
+}
+
+double kb_noise_floor(double noise, size_t ka, size_t kb, double alpha)
+{
+	if (!(noise > 0.0) || !ka || !kb)
+		return 0.0;
+	return expm1(gsl_cdf_ugaussian_Qinv(alpha / 2.0) * noise *
+		     sqrt(1.0 / (double)ka + 1.0 / (double)kb));
+}
+
+double kb_noise_runs_needed(double noise, double threshold, double alpha)
+{
+	double z = gsl_cdf_ugaussian_Qinv(alpha / 2.0);
+
+	if (!(noise > 0.0))
+		return 1.0;
+	return fmax(1.0, ceil(2.0 * pow(z * noise / log1p(threshold), 2.0)));
+}

@@ -1,0 +1,39 @@
+/*
+ * Run-to-run noise: how far one run's median of a metric strays from the
+ * level, as a relative standard deviation, estimated from the stored
+ * history of that metric on the same host. Within-run samples cannot show
+ * it (on a VM the level moves between runs while samples inside a run stay
+ * tight), so single-run comparisons need it as a floor under the threshold.
+ */
+#ifndef KB_NOISE_H
+#define KB_NOISE_H
+
+#include "series.h"
+
+#include <stddef.h>
+
+/*
+ * From the consecutive log-differences of medians[0..n): RMS for a few
+ * points, a MAD estimate from 6 points on (so one level shift in the
+ * history spoils one difference, not the estimate). NAN when n < 2.
+ */
+double kb_run_noise(const double *medians, size_t n);
+
+/*
+ * The noise of series s leaving out the runs whose ids are in skip[0..nskip)
+ * (the runs being compared). *used gets the number of runs it rests on.
+ */
+double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
+		       size_t *used);
+
+/*
+ * The smallest change (as a fraction) that a comparison of ka runs against
+ * kb runs can tell from run-to-run noise at significance alpha:
+ * exp(z(1 - alpha/2) * noise * sqrt(1/ka + 1/kb)) - 1; 0 without noise.
+ */
+double kb_noise_floor(double noise, size_t ka, size_t kb, double alpha);
+
+/* Runs per side that bring that floor down to threshold (1 at least). */
+double kb_noise_runs_needed(double noise, double threshold, double alpha);
+
+#endif
