@@ -1,7 +1,10 @@
 #include "helpers.h"
 #include "../bench/util.h"
+#include "../results/store.h"
 
 #include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,4 +67,47 @@ int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+static void add_metric(struct kb_run *run, gsl_rng *rng, const char *bench, double level,
+		       double cv)
+{
+	struct kb_result *r = kb_run_add_result(run, bench, "method=madv_guard", "latency",
+						 "ns/op", KB_LOWER_IS_BETTER);
+
+	cr_assert_not_null(r);
+	for (int k = 0; k < 10; k++)
+		kb_result_add_sample(r, level * (1.0 + gsl_ran_gaussian(rng, cv)), false);
+}
+
+void store_synthetic_runs(const char *db, const char *host, const double *level, size_t nruns,
+			  double cv, unsigned long seed, char (*ids)[128])
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	char err[512];
+	struct kb_store *s = kb_store_open(db, true, err, sizeof(err));
+
+	cr_assert_not_null(s, "%s", err);
+	gsl_rng_set(rng, seed);
+	for (size_t i = 0; i < nruns; i++) {
+		struct kb_run run;
+		char kernel[32];
+
+		kb_run_init(&run);
+		snprintf(run.label, sizeof(run.label), "synthetic");
+		snprintf(run.host, sizeof(run.host), "%s", host);
+		snprintf(run.started, sizeof(run.started), "2026-11-%02uT%02u:00:00Z",
+			 (unsigned)(1 + i / 24 % 28), (unsigned)(i % 24));
+		snprintf(kernel, sizeof(kernel), "6.13.%zu", i / 4);
+		run.environment = cJSON_CreateObject();
+		cJSON_AddStringToObject(run.environment, "kernel_release", kernel);
+		run.features = cJSON_CreateObject();
+		add_metric(&run, rng, "mm/guard/install", level[i], cv);
+		add_metric(&run, rng, "mm/guard/remove", 500.0, cv);
+		cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+		snprintf(ids[i], 128, "%s", run.id);
+		kb_run_free(&run);
+	}
+	kb_store_close(s);
+	gsl_rng_free(rng);
 }

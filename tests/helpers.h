@@ -23,6 +23,15 @@ char *slurp(const char *path, size_t *len);
 /* Number of newline-terminated lines in s. */
 int count_lines(const char *s);
 
+/*
+ * Stores nruns synthetic runs on host into the database db (created when
+ * missing), one hour apart: metric mm/guard/install method=madv_guard
+ * latency with 10 samples at level[i] and within-run noise cv, plus a
+ * steady metric mm/guard/remove at 500. ids[i] gets each run's id.
+ */
+void store_synthetic_runs(const char *db, const char *host, const double *level, size_t nruns,
+			  double cv, unsigned long seed, char (*ids)[128]);
+
 /* Path of the kbench binary under test. */
 const char *kbench_bin(void);
 

@@ -4,6 +4,7 @@
  */
 #include "helpers.h"
 #include "../analysis/compare.h"
+#include "../results/store.h"
 #include "../results/json.h"
 
 #include <criterion/criterion.h>
@@ -191,4 +192,85 @@ Test(compare, pooled_runs_with_run_level_noise_stay_quiet, .timeout = 120)
 	gsl_rng_free(rng);
 	cr_expect_leq(alarms, trials * 2 / 100, "%d of %d pooled A/A comparisons raised an alarm",
 		      alarms, trials);
+}
+
+/*
+ * One run per side with the same run-level noise (3%) and tight samples
+ * (1%): with no history the samples alone make A/A alarms common; with 20
+ * stored runs of the metric on the host, the noise floor keeps them rare,
+ * and a 25% slowdown still comes out slower.
+ */
+static int single_run_verdicts(const struct kb_series *hist, size_t nhist, double shift,
+			       enum kb_verdict want, int trials)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int hits = 0;
+
+	o.history = hist;
+	o.nhistory = nhist;
+	gsl_rng_set(rng, 123);
+	for (int t = 0; t < trials; t++) {
+		struct kb_run run[2];
+		struct kb_comparison c;
+
+		for (int k = 0; k < 2; k++) {
+			double level = 1000.0 * (1.0 + gsl_ran_gaussian(rng, 0.03)) * (k ? 1.0 + shift : 1.0);
+			struct kb_result *r;
+
+			kb_run_init(&run[k]);
+			snprintf(run[k].host, sizeof(run[k].host), "noisyhost");
+			snprintf(run[k].id, sizeof(run[k].id), "trial-%d-%d", t, k);
+			r = kb_run_add_result(&run[k], "mm/guard/install", "method=madv_guard", "latency",
+					      "ns/op", KB_LOWER_IS_BETTER);
+			for (int i = 0; i < 10; i++)
+				kb_result_add_sample(r, level * (1.0 + gsl_ran_gaussian(rng, 0.01)), false);
+		}
+		o.seed = (unsigned long)t + 1;
+		cr_assert_eq(kb_compare(&run[0], 1, &run[1], 1, &o, &c), 0);
+		if (want == KB_FASTER)	/* any alarm */
+			hits += c.metrics[0].verdict == KB_SLOWER || c.metrics[0].verdict == KB_FASTER;
+		else
+			hits += c.metrics[0].verdict == want;
+		kb_comparison_free(&c);
+		kb_run_free(&run[0]);
+		kb_run_free(&run[1]);
+	}
+	gsl_rng_free(rng);
+	return hits;
+}
+
+Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
+{
+	char dir[256], db[300], ids[20][128], err[512];
+	double level[20];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct kb_series *hist;
+	size_t nhist;
+	struct kb_store *s;
+	int without, with, found;
+
+	gsl_rng_set(rng, 77);
+	for (int i = 0; i < 20; i++)
+		level[i] = 1000.0 * (1.0 + gsl_ran_gaussian(rng, 0.03));
+	gsl_rng_free(rng);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/noise.db", dir);
+	store_synthetic_runs(db, "noisyhost", level, 20, 0.01, 3, ids);
+	s = kb_store_open(db, false, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_series_load(s, NULL, "noisyhost", &hist, &nhist, err, sizeof(err)), 0);
+	kb_store_close(s);
+
+	without = single_run_verdicts(NULL, 0, 0.0, KB_FASTER, 100);
+	with = single_run_verdicts(hist, nhist, 0.0, KB_FASTER, 100);
+	found = single_run_verdicts(hist, nhist, 0.25, KB_SLOWER, 100);
+	cr_log_info("single-run A/A alarms: %d/100 samples only, %d/100 with the noise floor; "
+		    "25%% slowdown found %d/100", without, with, found);
+	cr_expect_geq(without, 10, "samples alone: %d of 100 A/A alarms (expected many)", without);
+	cr_expect_leq(with, 2, "with the noise floor: %d of 100 A/A alarms", with);
+	cr_expect_geq(found, 90, "a 25%% slowdown found %d of 100 times", found);
+	kb_series_free(hist, nhist);
+	unlink(db);
+	rmdir(dir);
 }
