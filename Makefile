@@ -4,7 +4,8 @@ BUILD := build
 
 # Every Debian 12 package the project needs; `make setup` installs what is missing.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
-	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12
+	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
+	gnuplot-nox fonts-dejavu-core chromium
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -24,7 +25,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 LDLIBS := $(LIBPERF) $(LIBAPI) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 MAIN := bench/kbench.c
-SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis -name '*.c')))
+SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards -name '*.c')))
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c))

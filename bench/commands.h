@@ -11,5 +11,6 @@ int cmd_export(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);	/* analysis/cmd_compare.c */
 int cmd_history(int argc, char **argv);	/* analysis/cmd_history.c */
+int cmd_report(int argc, char **argv);	/* dashboards/cmd_report.c */
 
 #endif

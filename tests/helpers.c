@@ -69,11 +69,11 @@ int count_lines(const char *s)
 	return n;
 }
 
-static void add_metric(struct kb_run *run, gsl_rng *rng, const char *bench, double level,
-		       double cv)
+static void add_metric(struct kb_run *run, gsl_rng *rng, const char *bench, const char *params,
+		       double level, double cv)
 {
-	struct kb_result *r = kb_run_add_result(run, bench, "method=madv_guard", "latency",
-						 "ns/op", KB_LOWER_IS_BETTER);
+	struct kb_result *r = kb_run_add_result(run, bench, params, "latency", "ns/op",
+						 KB_LOWER_IS_BETTER);
 
 	cr_assert_not_null(r);
 	for (int k = 0; k < 10; k++)
@@ -102,8 +102,9 @@ void store_synthetic_runs(const char *db, const char *host, const double *level,
 		run.environment = cJSON_CreateObject();
 		cJSON_AddStringToObject(run.environment, "kernel_release", kernel);
 		run.features = cJSON_CreateObject();
-		add_metric(&run, rng, "mm/guard/install", level[i], cv);
-		add_metric(&run, rng, "mm/guard/remove", 500.0, cv);
+		add_metric(&run, rng, "mm/guard/install", "method=madv_guard", level[i], cv);
+		add_metric(&run, rng, "mm/guard/install", "method=prot_none", 5000.0, cv);
+		add_metric(&run, rng, "mm/guard/remove", "method=madv_guard", 500.0, cv);
 		cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
 		snprintf(ids[i], 128, "%s", run.id);
 		kb_run_free(&run);

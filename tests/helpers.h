@@ -26,8 +26,9 @@ int count_lines(const char *s);
 /*
  * Stores nruns synthetic runs on host into the database db (created when
  * missing), one hour apart: metric mm/guard/install method=madv_guard
- * latency with 10 samples at level[i] and within-run noise cv, plus a
- * steady metric mm/guard/remove at 500. ids[i] gets each run's id.
+ * latency with 10 samples at level[i] and within-run noise cv, plus steady
+ * metrics mm/guard/install method=prot_none at 5000 and mm/guard/remove
+ * method=madv_guard at 500. ids[i] gets each run's id.
  */
 void store_synthetic_runs(const char *db, const char *host, const double *level, size_t nruns,
 			  double cv, unsigned long seed, char (*ids)[128]);

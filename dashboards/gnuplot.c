@@ -1,0 +1,104 @@
+/* The chart files and the one gnuplot process that renders them all. */
+#include "report.h"
+#include "../bench/util.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *const kind_names[] = { "ab", "methods", "history" };
+
+FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *caption)
+{
+	struct kb_chart *bigger = realloc(r->charts, (r->ncharts + 1) * sizeof(*bigger));
+	struct kb_chart *c;
+	char path[4096];
+	FILE *f;
+
+	if (!bigger)
+		return NULL;
+	r->charts = bigger;
+	c = &r->charts[r->ncharts];
+	c->kind = kind;
+	snprintf(c->name, sizeof(c->name), "%s-%03zu", kind_names[kind], r->ncharts + 1);
+	snprintf(c->caption, sizeof(c->caption), "%s", caption);
+	snprintf(path, sizeof(path), "%s/%s.gp", r->dir, c->name);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	r->ncharts++;
+	fputs("reset\nset encoding utf8\nset termoption noenhanced\nset grid ytics lc rgb '#dddddd'\n"
+	      "set border 3\nset tics nomirror\n", f);
+	return f;
+}
+
+void kb_gp_string(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* The master script: each chart twice, once per terminal. */
+static int write_master(const struct kb_report *r, char *path, size_t size)
+{
+	FILE *f;
+
+	snprintf(path, size, "%s/render.gp", r->dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < r->ncharts; i++) {
+		const char *n = r->charts[i].name;
+
+		fprintf(f, "set terminal svg size 900,440 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+			   "set output '%s.svg'\nload '%s.gp'\nunset output\n", n, n);
+		fprintf(f, "set terminal pngcairo size 900,440 font 'DejaVu Sans,10' background '#ffffff'\n"
+			   "set output '%s.png'\nload '%s.gp'\nunset output\n", n, n);
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+int kb_charts_render(struct kb_report *r)
+{
+	char master[4096], log[4096];
+	char *argv[] = { "gnuplot", "render.gp", NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, rc;
+
+	if (!r->ncharts)
+		return 0;
+	if (write_master(r, master, sizeof(master))) {
+		kb_err("report: writing %s: %s", master, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	snprintf(log, sizeof(log), "%s/render.log", r->dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, r->dir);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "render.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		kb_err("report: cannot run gnuplot: %s (make setup installs gnuplot-nox)",
+		       strerror(rc));
+		return KB_EXIT_ENV;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		kb_err("report: gnuplot failed, see %s", log);
+		return KB_EXIT_ENV;
+	}
+	return 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * kbench report: gnuplot charts (SVG for zooming, PNG for the page) and a
+ * static index.html over the store: each metric's history with its change
+ * points, the newest A/B comparison as distributions with CI whiskers, and
+ * the methods of comparative benchmarks side by side.
+ */
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include "../analysis/compare.h"
+#include "../analysis/history.h"
+
+#include <stdio.h>
+
+enum kb_chart_kind { KB_CHART_AB, KB_CHART_METHODS, KB_CHART_HISTORY };
+
+struct kb_chart {
+	enum kb_chart_kind kind;
+	char name[32];		/* file stem: "history-007" (.svg, .png, .gp) */
+	char caption[1024];
+};
+
+struct kb_report {
+	const char *dir;
+	/* inputs */
+	const struct kb_series *series;
+	size_t nseries;
+	const struct kb_history *history;
+	const struct kb_comparison *cmp;	/* NULL when the store has one run */
+	const struct kb_run *run_a, *run_b;	/* the compared runs (the newest is b) */
+	char name_a[300], name_b[300];
+	const char *db;
+	size_t nruns, nhosts;
+	/* the charts written so far */
+	struct kb_chart *charts;
+	size_t ncharts;
+};
+
+/*
+ * Starts chart number n of a kind: opens DIR/<name>.gp for its gnuplot
+ * commands (a `reset` is written first). NULL with errno on failure.
+ */
+FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *caption);
+
+/* Renders every chart to SVG and PNG with one gnuplot process. 0, or an exit code. */
+int kb_charts_render(struct kb_report *r);
+
+/* Writes s as a gnuplot string literal body (inside "..."). */
+void kb_gp_string(FILE *f, const char *s);
+
+/* The chart writers; each returns 0 or -1 (errno set). */
+int kb_plot_history(struct kb_report *r);
+int kb_plot_ab(struct kb_report *r);
+int kb_plot_methods(struct kb_report *r);
+
+/* Writes DIR/index.html. 0 or -1 (errno set). */
+int kb_write_index(const struct kb_report *r);
+
+#endif
