@@ -31,7 +31,7 @@ SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup run test clean FORCE
+.PHONY: all setup run test nightly clean FORCE
 all: $(BUILD)/kbench
 
 setup:
@@ -88,6 +88,11 @@ $(BUILD)/san/kbench-tests: $(SAN_OBJ) $(TEST_OBJ)
 run: setup
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/kbench run --quick
+
+# Nightly CI: full suite, compare with the previous run, history, dashboard (.ci/nightly).
+nightly: setup
+	@$(MAKE) --no-print-directory all
+	.ci/nightly
 
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup

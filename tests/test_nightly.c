@@ -1,0 +1,52 @@
+/* .ci/nightly end to end on a small real benchmark: run, compare, history, dashboard. */
+#include "helpers.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static int nightly(const char *dir)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "KBENCH=%s KBENCH_DB=%s/n.db NIGHTLY_DIR=%s/site NIGHTLY_LABEL=nightly-test "
+		 "NIGHTLY_ARGS='--quick -f analysis/* -r 3' " KB_SRCDIR "/.ci/nightly >>%s/log 2>&1",
+		 kbench_bin(), dir, dir, dir);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+Test(nightly, two_nights_compare_and_build_the_dashboard, .timeout = 240)
+{
+	char dir[256], path[400];
+	char *text;
+	size_t len;
+
+	make_tmpdir(dir, sizeof(dir));
+	cr_assert_eq(nightly(dir), 0, "first night failed, see %s/log", dir);
+	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "nothing to compare"), "%s", text);
+	free(text);
+
+	/* Three samples a side can never reach p < 0.01: the second night stays quiet. */
+	cr_assert_eq(nightly(dir), 0, "second night failed, see %s/log", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
+	cr_expect_not_null(strstr(text, "label nightly-test"), "%s", text);
+	free(text);
+	snprintf(path, sizeof(path), "%s/site/index.html", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text, "no dashboard");
+	cr_expect_not_null(strstr(text, "Latest verdicts"));
+	cr_expect_not_null(strstr(text, "history-"), "a history chart is linked");
+	free(text);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
+}
