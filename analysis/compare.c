@@ -112,7 +112,8 @@ static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, dou
 		m->verdict = KB_SLOWER;
 	else if (qhi < down && m->p < o->alpha)
 		m->verdict = KB_FASTER;
-	else if (qlo >= down && qhi <= up)
+	else if (qlo >= down && qhi <= up && fabs(log(q)) <= log1p(o->threshold))
+		/* Within what the noise resolves, and the estimate within the asked threshold. */
 		m->verdict = KB_SAME;
 	else
 		m->verdict = KB_UNKNOWN;

@@ -18,7 +18,7 @@ struct kb_run_opts {
 	bool progress;		/* progress line on stderr */
 };
 
-#define KB_QUICK_SAMPLES 10
+#define KB_QUICK_SAMPLES 20
 #define KB_FULL_SAMPLES 30
 #define KB_WARMUP_SAMPLES 1
 /* Most cases one benchmark's sweep may expand to. */

@@ -94,8 +94,10 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 				continue;
 			case_of(res, buf, sizeof(buf));
 			kb_summarize(res->samples, res->nsamples, &s);
-			fprintf(f, "%ld %.17g %.17g %.17g\n", intern(&cases, buf), s.median, s.ci_lo,
-				s.ci_hi);
+			/* Methods sit side by side around each case, not on top of each other. */
+			fprintf(f, "%g %.17g %.17g %.17g\n",
+				(double)intern(&cases, buf) + ((double)m - (double)(methods->n - 1) / 2.0) * 0.06,
+				s.median, s.ci_lo, s.ci_hi);
 			if (s.median > 0.0) {
 				lo = fmin(lo, s.median);
 				hi = fmax(hi, s.median);
