@@ -77,7 +77,8 @@ static void print_noise_source(FILE *out, const struct kb_comparison *c)
 
 static bool raised(const struct kb_metric_cmp *m, const struct kb_comparison *c)
 {
-	return m->threshold > c->opts.threshold;
+	/* Raised by more than rounding would show. */
+	return m->threshold > c->opts.threshold + 0.0005;
 }
 
 static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
