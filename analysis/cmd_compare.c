@@ -75,23 +75,16 @@ int cmd_compare(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_THRESHOLD:
-			if (!kb_parse_percent(optarg, &o.threshold)) {
-				kb_err("compare: bad --threshold '%s': expected a percentage like 5%%",
-				       optarg);
+			if (kb_option_percent("compare", "threshold", optarg, &o.threshold))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_ALPHA:
-			if (!kb_parse_alpha(optarg, &o.alpha)) {
-				kb_err("compare: bad --alpha '%s': expected 0 < alpha < 1", optarg);
+			if (kb_option_alpha("compare", optarg, &o.alpha))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_FORMAT:
-			if (!kb_parse_format(optarg, true, &format)) {
-				kb_err("compare: bad --format '%s': text, markdown or json", optarg);
+			if (kb_option_format("compare", optarg, true, &format))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_SEED:
 			if (!kb_parse_long(optarg, 0, 1L << 31, &seed)) {

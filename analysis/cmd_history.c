@@ -59,11 +59,8 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 			cli->since = optarg;
 			break;
 		case OPT_MIN_CHANGE:
-			if (!kb_parse_percent(optarg, &cli->cp.min_change)) {
-				kb_err("history: bad --min-change '%s': expected a percentage like 3%%",
-				       optarg);
+			if (kb_option_percent("history", "min-change", optarg, &cli->cp.min_change))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_MIN_SEGMENT:
 			if (!kb_parse_long(optarg, 2, 1000, &seg)) {
@@ -73,16 +70,12 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 			cli->cp.min_segment = (size_t)seg;
 			break;
 		case OPT_ALPHA:
-			if (!kb_parse_alpha(optarg, &cli->cp.alpha)) {
-				kb_err("history: bad --alpha '%s': expected 0 < alpha < 1", optarg);
+			if (kb_option_alpha("history", optarg, &cli->cp.alpha))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_FORMAT:
-			if (!kb_parse_format(optarg, false, &cli->format)) {
-				kb_err("history: bad --format '%s': text or json", optarg);
+			if (kb_option_format("history", optarg, false, &cli->format))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_DB:
 			cli->db = optarg;

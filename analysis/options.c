@@ -1,39 +1,47 @@
 #include "options.h"
+#include "../bench/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-bool kb_parse_percent(const char *s, double *frac)
+int kb_option_percent(const char *cmd, const char *name, const char *arg, double *frac)
 {
 	char *end;
-	double v = strtod(s, &end);
+	double v = strtod(arg, &end);
 
-	if (end == s || (*end && strcmp(end, "%") != 0) || !(v > 0.0 && v < 100.0))
-		return false;
+	if (end == arg || (*end && strcmp(end, "%") != 0) || !(v > 0.0 && v < 100.0)) {
+		kb_err("%s: bad --%s '%s': expected a percentage like 5%%", cmd, name, arg);
+		return KB_EXIT_USAGE;
+	}
 	*frac = v / 100.0;
-	return true;
+	return 0;
 }
 
-bool kb_parse_alpha(const char *s, double *alpha)
+int kb_option_alpha(const char *cmd, const char *arg, double *alpha)
 {
 	char *end;
-	double v = strtod(s, &end);
+	double v = strtod(arg, &end);
 
-	if (end == s || *end || !(v > 0.0 && v < 1.0))
-		return false;
+	if (end == arg || *end || !(v > 0.0 && v < 1.0)) {
+		kb_err("%s: bad --alpha '%s': expected 0 < alpha < 1", cmd, arg);
+		return KB_EXIT_USAGE;
+	}
 	*alpha = v;
-	return true;
+	return 0;
 }
 
-bool kb_parse_format(const char *s, bool markdown_ok, enum kb_format *f)
+int kb_option_format(const char *cmd, const char *arg, bool markdown_ok, enum kb_format *f)
 {
-	if (!strcmp(s, "text"))
+	if (!strcmp(arg, "text"))
 		*f = KB_FORMAT_TEXT;
-	else if (markdown_ok && !strcmp(s, "markdown"))
+	else if (markdown_ok && !strcmp(arg, "markdown"))
 		*f = KB_FORMAT_MARKDOWN;
-	else if (!strcmp(s, "json"))
+	else if (!strcmp(arg, "json"))
 		*f = KB_FORMAT_JSON;
-	else
-		return false;
-	return true;
+	else {
+		kb_err("%s: bad --format '%s': text%s or json", cmd, arg,
+		       markdown_ok ? ", markdown" : "");
+		return KB_EXIT_USAGE;
+	}
+	return 0;
 }

@@ -1,4 +1,9 @@
-/* Option values shared by the analysis commands (compare, history, calibrate, report). */
+/*
+ * Option values shared by the analysis commands (compare, history,
+ * calibrate). Each parser prints the one-line error itself, naming the
+ * command and the option, and returns KB_EXIT_USAGE, or 0 when the value
+ * is good.
+ */
 #ifndef KB_OPTIONS_H
 #define KB_OPTIONS_H
 
@@ -6,13 +11,13 @@
 
 enum kb_format { KB_FORMAT_TEXT, KB_FORMAT_MARKDOWN, KB_FORMAT_JSON };
 
-/* "5%", "5" or "2.5%": a percentage in (0, 100), as a fraction. */
-bool kb_parse_percent(const char *s, double *frac);
+/* --NAME "5%", "5" or "2.5%": a percentage in (0, 100), as a fraction. */
+int kb_option_percent(const char *cmd, const char *name, const char *arg, double *frac);
 
-/* A significance level, 0 < alpha < 1. */
-bool kb_parse_alpha(const char *s, double *alpha);
+/* --alpha: a significance level, 0 < alpha < 1. */
+int kb_option_alpha(const char *cmd, const char *arg, double *alpha);
 
-/* "text", "markdown" (when allowed) or "json". */
-bool kb_parse_format(const char *s, bool markdown_ok, enum kb_format *f);
+/* --format: "text", "markdown" (when allowed) or "json". */
+int kb_option_format(const char *cmd, const char *arg, bool markdown_ok, enum kb_format *f);
 
 #endif

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "env.h"
 #include "harness.h"
+#include "suite_options.h"
 #include "undo.h"
 #include "util.h"
 #include "../analysis/noise.h"
@@ -38,90 +39,44 @@ static const char usage[] =
 	"  are stored (label calibrate) so kbench compare uses their noise.\n";
 
 struct calibrate_cli {
-	struct kb_run_opts opts;
+	struct kb_suite_cli s;
 	long runs;
-	const char *label, *db;
 	double threshold, alpha;
-	bool store, json, quiet;
 };
 
 static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 {
-	enum { OPT_QUICK = 256, OPT_FULL, OPT_LABEL, OPT_DB, OPT_NO_STORE, OPT_THRESHOLD,
-	       OPT_ALPHA };
+	enum { OPT_THRESHOLD = KB_OPT_SUITE_END, OPT_ALPHA };
 	static const struct option opts[] = {
-		{ "filter", required_argument, NULL, 'f' },
+		KB_SUITE_LONG_OPTIONS,
 		{ "runs", required_argument, NULL, 'n' },
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "full", no_argument, NULL, OPT_FULL },
-		{ "samples", required_argument, NULL, 'r' },
-		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NO_STORE },
-		{ "json", no_argument, NULL, 'J' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	int c, taken;
 
-	while ((c = getopt_long(argc, argv, "f:n:r:Jqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, KB_SUITE_SHORT "n:h", opts, NULL)) != -1) {
+		taken = kb_suite_option("calibrate", c, optarg, &cli->s);
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
 		switch (c) {
-		case 'f':
-			cli->opts.filter = optarg;
-			break;
 		case 'n':
 			if (!kb_parse_long(optarg, 2, MAX_RUNS, &cli->runs)) {
 				kb_err("calibrate: bad -n '%s': expected 2..%d runs", optarg, MAX_RUNS);
 				return KB_EXIT_USAGE;
 			}
 			break;
-		case OPT_QUICK:
-			cli->opts.full = false;
-			break;
-		case OPT_FULL:
-			cli->opts.full = true;
-			break;
-		case 'r':
-			if (!kb_parse_long(optarg, 3, 100000, &cli->opts.samples)) {
-				kb_err("calibrate: bad -r '%s': expected 3..100000 samples", optarg);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case OPT_LABEL:
-			if (!kb_label_valid(optarg)) {
-				kb_err("calibrate: bad label '%s': 1..%d characters, no spaces or commas",
-				       optarg, KB_LABEL_MAX - 1);
-				return KB_EXIT_USAGE;
-			}
-			cli->label = optarg;
-			break;
 		case OPT_THRESHOLD:
-			if (!kb_parse_percent(optarg, &cli->threshold)) {
-				kb_err("calibrate: bad --threshold '%s': expected a percentage like 5%%",
-				       optarg);
+			if (kb_option_percent("calibrate", "threshold", optarg, &cli->threshold))
 				return KB_EXIT_USAGE;
-			}
 			break;
 		case OPT_ALPHA:
-			if (!kb_parse_alpha(optarg, &cli->alpha)) {
-				kb_err("calibrate: bad --alpha '%s': expected 0 < alpha < 1", optarg);
+			if (kb_option_alpha("calibrate", optarg, &cli->alpha))
 				return KB_EXIT_USAGE;
-			}
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case OPT_NO_STORE:
-			cli->store = false;
-			break;
-		case 'J':
-			cli->json = true;
-			break;
-		case 'q':
-			cli->quiet = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -133,6 +88,11 @@ static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 	if (optind < argc) {
 		kb_err("calibrate: unexpected argument '%s' (benchmarks are chosen with -f)",
 		       argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->s.opts.samples && cli->s.opts.samples < 3) {
+		kb_err("calibrate: -r %ld is too few to show noise: at least 3 samples",
+		       cli->s.opts.samples);
 		return KB_EXIT_USAGE;
 	}
 	return 0;
@@ -311,10 +271,10 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 		int failed = 0, herr;
 
 		kb_run_init(&runs[i]);
-		kb_run_fill_header(&runs[i], cli->label);
-		if (!cli->quiet)
+		kb_run_fill_header(&runs[i], cli->s.label);
+		if (!cli->s.quiet)
 			fprintf(stderr, "calibrate: run %ld of %ld\n", i + 1, cli->runs);
-		herr = kb_harness_run(&cli->opts, &runs[i], &failed);
+		herr = kb_harness_run(&cli->s.opts, &runs[i], &failed);
 		if (herr == -EINTR) {
 			kb_err("interrupted by signal %d: system state restored, %ld run(s) stored",
 			       kb_stop_signal(), store ? i : 0);
@@ -334,8 +294,8 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_cli cli = { .runs = 2, .label = "calibrate", .threshold = 0.05,
-				     .alpha = 0.01, .store = true };
+	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
+				     .threshold = 0.05, .alpha = 0.01 };
 	struct kb_run runs[MAX_RUNS];
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;
@@ -346,21 +306,21 @@ int cmd_calibrate(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (kb_harness_count_cases(&cli.opts) == 0) {
+	if (kb_harness_count_cases(&cli.s.opts) == 0) {
 		kb_err("calibrate: no benchmark matches '%s' (see kbench list)",
-		       cli.opts.filter ? cli.opts.filter : "*");
+		       cli.s.opts.filter ? cli.s.opts.filter : "*");
 		return KB_EXIT_USAGE;
 	}
-	if (cli.store && !(store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true,
+	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true,
 						 err, sizeof(err)))) {
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
 	}
 	memset(runs, 0, sizeof(runs));
 	kb_undo_install_handlers();
-	cli.opts.progress = !cli.quiet && isatty(STDERR_FILENO);
+	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
 	rc = take_runs(&cli, store, runs);
-	if (!rc && store && kb_series_load(store, cli.opts.filter, runs[0].host, &hist, &nhist, err,
+	if (!rc && store && kb_series_load(store, cli.s.opts.filter, runs[0].host, &hist, &nhist, err,
 					   sizeof(err))) {
 		kb_err("calibrate: %s", err);
 		rc = KB_EXIT_USAGE;
@@ -371,7 +331,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (size_t i = 0; !rc && i < runs[0].nresults; i++)
 		noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli, &rows[nrows++]);
-	if (!rc && cli.json)
+	if (!rc && cli.s.json)
 		print_json(rows, nrows, cli.runs, &cli, runs, (size_t)cli.runs);
 	else if (!rc)
 		print_text(rows, nrows, cli.runs, &cli);

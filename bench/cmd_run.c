@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "env.h"
 #include "harness.h"
+#include "suite_options.h"
 #include "undo.h"
 #include "util.h"
 #include "../analysis/report_text.h"
@@ -38,72 +39,32 @@ static void run_usage(FILE *out)
 }
 
 struct run_cli {
-	struct kb_run_opts opts;
-	const char *label, *db, *output;
-	bool store, json, quiet;
+	struct kb_suite_cli s;
+	const char *output;
 	long cpu;
 };
 
 static int parse_run_args(int argc, char **argv, struct run_cli *cli)
 {
-	enum { OPT_QUICK = 256, OPT_FULL, OPT_LABEL, OPT_DB, OPT_NO_STORE, OPT_CPU };
+	enum { OPT_CPU = KB_OPT_SUITE_END };
 	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "full", no_argument, NULL, OPT_FULL },
-		{ "samples", required_argument, NULL, 'r' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NO_STORE },
+		KB_SUITE_LONG_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c;
+	int c, taken;
 
-	while ((c = getopt_long(argc, argv, "r:f:o:Jqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, KB_SUITE_SHORT "o:h", opts, NULL)) != -1) {
+		taken = kb_suite_option("run", c, optarg, &cli->s);
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
 		switch (c) {
-		case OPT_QUICK:
-			cli->opts.full = false;
-			break;
-		case OPT_FULL:
-			cli->opts.full = true;
-			break;
-		case 'r':
-			if (!kb_parse_long(optarg, 1, 100000, &cli->opts.samples)) {
-				kb_err("run: bad -r value '%s': expected a whole number 1..100000",
-				       optarg);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			cli->opts.filter = optarg;
-			break;
-		case OPT_LABEL:
-			if (!kb_label_valid(optarg)) {
-				kb_err("run: bad label '%s': 1..%d characters, no spaces or commas",
-				       optarg, KB_LABEL_MAX - 1);
-				return KB_EXIT_USAGE;
-			}
-			cli->label = optarg;
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case OPT_NO_STORE:
-			cli->store = false;
-			break;
 		case 'o':
 			cli->output = optarg;
-			break;
-		case 'J':
-			cli->json = true;
-			break;
-		case 'q':
-			cli->quiet = true;
 			break;
 		case OPT_CPU:
 			if (!kb_parse_long(optarg, 0, CPU_SETSIZE - 1, &cli->cpu)) {
@@ -163,7 +124,7 @@ static int finish_run(const struct run_cli *cli, struct kb_store *store, struct 
 		kb_err("run: writing -o: %s", err);
 		rc = KB_EXIT_USAGE;
 	}
-	if (cli->json) {
+	if (cli->s.json) {
 		if (kb_run_write_json(run, "-", err, sizeof(err)))
 			kb_err("run: %s", err);
 	} else {
@@ -174,7 +135,7 @@ static int finish_run(const struct run_cli *cli, struct kb_store *store, struct 
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_cli cli = { .store = true, .cpu = -1 };
+	struct run_cli cli = { .s.store = true, .cpu = -1 };
 	struct kb_store *store = NULL;
 	struct kb_run run;
 	char err[512];
@@ -182,9 +143,9 @@ int cmd_run(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (kb_harness_count_cases(&cli.opts) == 0) {
+	if (kb_harness_count_cases(&cli.s.opts) == 0) {
 		kb_err("run: no benchmark matches '%s' (see kbench list)",
-		       cli.opts.filter ? cli.opts.filter : "*");
+		       cli.s.opts.filter ? cli.s.opts.filter : "*");
 		return KB_EXIT_USAGE;
 	}
 	if (cli.output && !output_dir_writable(cli.output)) {
@@ -193,8 +154,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (cli.cpu >= 0 && (rc = pin_cpu(cli.cpu)))
 		return rc;
-	if (cli.store) {
-		store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err,
+	if (cli.s.store) {
+		store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true, err,
 				      sizeof(err));
 		if (!store) {
 			kb_err("%s", err);
@@ -203,9 +164,9 @@ int cmd_run(int argc, char **argv)
 	}
 	kb_undo_install_handlers();
 	kb_run_init(&run);
-	kb_run_fill_header(&run, cli.label);
-	cli.opts.progress = !cli.quiet && isatty(STDERR_FILENO);
-	herr = kb_harness_run(&cli.opts, &run, &failed);
+	kb_run_fill_header(&run, cli.s.label);
+	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
+	herr = kb_harness_run(&cli.s.opts, &run, &failed);
 	if (herr == -EINTR) {
 		kb_err("interrupted by signal %d: system state restored, run not stored",
 		       kb_stop_signal());

@@ -29,6 +29,14 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
+/* One escaped table cell. */
+static void td(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	esc(f, s);
+	fputs("</td>", f);
+}
+
 static const char style[] =
 	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:1.5em auto;max-width:1500px;"
 	"padding:0 1em;color:#222}\n"
@@ -65,11 +73,10 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		const char *v = kb_verdict_name(m->verdict);
 
-		fprintf(f, "<tr class=\"%s\"><td>", v);
-		esc(f, m->ref->benchmark);
-		fputs("</td><td>", f);
-		esc(f, m->ref->params);
-		fputs("</td><td>", f);
+		fprintf(f, "<tr class=\"%s\">", v);
+		td(f, m->ref->benchmark);
+		td(f, m->ref->params);
+		fputs("<td>", f);
 		esc(f, m->ref->metric);
 		fputs(" [", f);
 		esc(f, m->ref->unit);
@@ -110,19 +117,14 @@ static void changes(FILE *f, const struct kb_report *r)
 		const struct kb_history_change *c = &h->changes[i];
 		const char *kind = c->regression ? "regression" : "improvement";
 
-		fprintf(f, "<tr class=\"%s\"><td>%.10s</td><td>", kind, c->at->started);
-		esc(f, c->at->run_id);
-		fputs("</td><td>", f);
-		esc(f, c->at->kernel);
-		fputs("</td><td>", f);
-		esc(f, c->series->host);
-		fputs("</td><td>", f);
-		esc(f, c->series->benchmark);
-		fputs("</td><td>", f);
-		esc(f, c->series->params);
-		fputs("</td><td>", f);
-		esc(f, c->series->metric);
-		fprintf(f, "</td><td class=n>%.4g</td><td class=n>%.4g</td><td class=n>%+.1f%%</td>"
+		fprintf(f, "<tr class=\"%s\"><td>%.10s</td>", kind, c->at->started);
+		td(f, c->at->run_id);
+		td(f, c->at->kernel);
+		td(f, c->series->host);
+		td(f, c->series->benchmark);
+		td(f, c->series->params);
+		td(f, c->series->metric);
+		fprintf(f, "<td class=n>%.4g</td><td class=n>%.4g</td><td class=n>%+.1f%%</td>"
 			   "<td>%s</td></tr>\n", c->cp.before, c->cp.after, c->change_pct, kind);
 	}
 	fputs("</table>\n", f);
@@ -137,13 +139,11 @@ static void skipped(FILE *f, const struct kb_report *r)
 	fputs("<h2 id=\"skipped\">Not measured in the newest run</h2>\n<table>"
 	      "<tr><th>benchmark</th><th>params</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < run->nskipped; i++) {
-		fputs("<tr><td>", f);
-		esc(f, run->skipped[i].benchmark);
-		fputs("</td><td>", f);
-		esc(f, run->skipped[i].params);
-		fputs("</td><td>", f);
-		esc(f, run->skipped[i].reason);
-		fputs("</td></tr>\n", f);
+		fputs("<tr>", f);
+		td(f, run->skipped[i].benchmark);
+		td(f, run->skipped[i].params);
+		td(f, run->skipped[i].reason);
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }

@@ -1,0 +1,45 @@
+#include "suite_options.h"
+#include "util.h"
+
+int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli *cli)
+{
+	switch (c) {
+	case KB_OPT_QUICK:
+		cli->opts.full = false;
+		return 1;
+	case KB_OPT_FULL:
+		cli->opts.full = true;
+		return 1;
+	case 'r':
+		if (!kb_parse_long(arg, 1, 100000, &cli->opts.samples)) {
+			kb_err("%s: bad -r value '%s': expected a whole number 1..100000", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
+	case 'f':
+		cli->opts.filter = arg;
+		return 1;
+	case KB_OPT_LABEL:
+		if (!kb_label_valid(arg)) {
+			kb_err("%s: bad label '%s': 1..%d characters, no spaces or commas", cmd, arg,
+			       KB_LABEL_MAX - 1);
+			return KB_EXIT_USAGE;
+		}
+		cli->label = arg;
+		return 1;
+	case KB_OPT_DB:
+		cli->db = arg;
+		return 1;
+	case KB_OPT_NO_STORE:
+		cli->store = false;
+		return 1;
+	case 'J':
+		cli->json = true;
+		return 1;
+	case 'q':
+		cli->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
