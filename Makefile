@@ -88,6 +88,7 @@ $(BUILD)/san/kbench-tests: $(SAN_OBJ) $(TEST_OBJ)
 run: setup
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/kbench run --quick
+	$(BUILD)/kbench report
 
 # Nightly CI: full suite, compare with the previous run, history, dashboard (.ci/nightly).
 nightly: setup
