@@ -5,7 +5,7 @@ BUILD := build
 # Every Debian 12 package the project needs; `make setup` installs what is missing.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
-	gnuplot-nox fonts-dejavu-core chromium
+	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -16,8 +16,9 @@ LIBPERF := $(LIBPERF_DIR)/usr/lib/libperf.a
 # libperf's evlist needs libapi's fdarray, built from the same tree.
 LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
 
-PKGS := libcjson sqlite3 libcrypto zlib gsl
-CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(LIBPERF_DIR)/usr/include \
+PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf
+CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(BUILD)/bpf \
+	-I$(LIBPERF_DIR)/usr/include \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 WARN := -Wall -Wextra -Werror
 CFLAGS := -std=c11 -O2 -g $(WARN) -MMD -MP
@@ -25,10 +26,19 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 LDLIBS := $(LIBPERF) $(LIBAPI) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 MAIN := bench/kbench.c
-SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards -name '*.c')))
+SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards -name '*.c' ! -name '*.bpf.c')))
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c))
+
+# BPF programs: bench/bpf/NAME.bpf.c -> clang (BTF, CO-RE against the running
+# kernel's vmlinux.h) -> bpftool gen object -> build/bpf/NAME.skel.h.
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+BPF_SRC := $(sort $(wildcard bench/bpf/*.bpf.c))
+BPF_SKELS := $(BPF_SRC:bench/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
+VMLINUX_H := $(BUILD)/bpf/vmlinux.h
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I$(BUILD)/bpf -I/usr/include/$(shell uname -m)-linux-gnu
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all setup run test nightly clean FORCE
@@ -66,12 +76,25 @@ $(BUILD)/revision.h: FORCE
 	line="#define KB_REVISION \"$$rev\""; \
 	[ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
 
-# revision.h is order-only: the .d files rebuild just the sources that include it.
-$(BUILD)/obj/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h
+$(VMLINUX_H):
+	@mkdir -p $(dir $@)
+	@test -r /sys/kernel/btf/vmlinux || { echo "kbench: /sys/kernel/btf/vmlinux missing: the BPF programs need a kernel with BTF" >&2; exit 3; }
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c $(VMLINUX_H)
+	clang $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen object $(BUILD)/bpf/$*.linked.o $< && \
+	$(BPFTOOL) gen skeleton $(BUILD)/bpf/$*.linked.o name $*_bpf > $@.tmp && mv $@.tmp $@
+
+# revision.h and the skeletons are order-only: the .d files rebuild just the
+# sources that include them.
+$(BUILD)/obj/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/san/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h
+$(BUILD)/san/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
@@ -101,6 +124,6 @@ test: setup
 	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench $(BUILD)/san/kbench-tests --jobs=1
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/kbench $(BUILD)/revision.h
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h
 
 -include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -161,8 +161,8 @@ static void print_table(FILE *out, const struct table *t, const struct kb_result
 
 			if (r)
 				fmt_cell(cell, sizeof(cell), r);
-			else
-				snprintf(cell, sizeof(cell), "skipped");
+			else	/* skipped (listed below) or not a case of it */
+				snprintf(cell, sizeof(cell), "-");
 			print_right(out, cell, width);
 		}
 		if (base >= 0 && t->ncols > 1)

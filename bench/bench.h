@@ -88,6 +88,10 @@ struct kb_bench {
 	/* Facts about the case to store with the result (may be NULL). */
 	void (*facts)(void *state, struct kb_result *r);
 	void (*teardown)(void *state);
+	/* After the last round: frees what the state kept across rounds (may be NULL). */
+	void (*release)(void *state);
+	/* Whether a method x parameter combination is a case at all (NULL: all are). */
+	bool (*applies)(const struct kb_case *c);
 };
 
 /* Families, as listed by registry.c. */

@@ -121,6 +121,8 @@ int kb_expand_cases(const struct kb_bench *b, bool full, struct kb_case *out, in
 				rest /= len;
 			}
 			case_canonicalize(c);
+			if (b->applies && !b->applies(c))
+				n--;	/* not a case of this benchmark: reuse the slot */
 		}
 	}
 	return n;
@@ -402,6 +404,8 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())
 			finish_case(&a.cases[i], counters, run);
+		if (a.cases[i].c.bench->release)
+			a.cases[i].c.bench->release(a.cases[i].state);
 		free(a.cases[i].state);
 	}
 	free(a.cases);

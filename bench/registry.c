@@ -2,10 +2,12 @@
 #include "bench.h"
 
 extern const struct kb_bench kb_mm_guard[];
+extern const struct kb_bench kb_bpf_stack[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
 	{ "mm/guard", kb_mm_guard },
+	{ "bpf/stack", kb_bpf_stack },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };

@@ -13,6 +13,14 @@
 static const struct kb_feature features[] = {
 	{ "madv_guard", "MADV_GUARD_INSTALL", "6.13", kb_probe_madv_guard },
 	{ "perf_hw", "a hardware PMU (cycles, instructions)", "-", kb_probe_perf_hw },
+	{ "bpf_jit", "the BPF JIT", "-", kb_probe_bpf_jit },
+	{ "btf", "kernel BTF (/sys/kernel/btf/vmlinux)", "-", kb_probe_btf },
+	{ "bpf_tracing", "tp_btf tracing programs", "5.5", kb_probe_bpf_tracing },
+	{ "bpf_private_stack", "the BPF private stack", "6.13", kb_probe_bpf_private_stack },
+	{ "bpf_stats", "kernel.bpf_stats_enabled", "5.1", kb_probe_bpf_stats },
+	{ "kmem_cache_iter", "the kmem_cache BPF iterator", "6.13", kb_probe_kmem_cache_iter },
+	{ "kmem_cache_kfunc", "the bpf_get_kmem_cache() kfunc", "6.13", kb_probe_kmem_cache_kfunc },
+	{ "uptr", "uptr in task storage", "6.13", kb_probe_uptr },
 };
 
 static struct kb_probe_result results[KB_ARRAY_SIZE(features)];
@@ -85,9 +93,9 @@ int cmd_probe(int argc, char **argv)
 		kb_json_print_and_free(root);
 		return KB_EXIT_OK;
 	}
-	printf("%-12s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
+	printf("%-17s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
 	for (size_t i = 0; i < kb_feature_count(); i++)
-		printf("%-12s %-8s %s\n", all[i].feature->name, all[i].present ? "yes" : "no",
+		printf("%-17s %-8s %s\n", all[i].feature->name, all[i].present ? "yes" : "no",
 		       all[i].evidence);
 	return KB_EXIT_OK;
 }

@@ -7,5 +7,13 @@
 
 bool kb_probe_madv_guard(char *evidence, size_t size);
 bool kb_probe_perf_hw(char *evidence, size_t size);
+bool kb_probe_bpf_jit(char *evidence, size_t size);
+bool kb_probe_btf(char *evidence, size_t size);
+bool kb_probe_bpf_tracing(char *evidence, size_t size);
+bool kb_probe_bpf_private_stack(char *evidence, size_t size);
+bool kb_probe_bpf_stats(char *evidence, size_t size);
+bool kb_probe_kmem_cache_iter(char *evidence, size_t size);
+bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size);
+bool kb_probe_uptr(char *evidence, size_t size);
 
 #endif

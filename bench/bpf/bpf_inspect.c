@@ -1,0 +1,108 @@
+#include "bpf_inspect.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The x86-64 JIT's private-stack prologue: add %gs:this_cpu_off,%r9 (65 4c 03 0c 25 disp32). */
+static const unsigned char add_gs_r9[] = { 0x65, 0x4c, 0x03, 0x0c, 0x25 };
+
+static void scan_image(const unsigned char *img, size_t len, struct kb_jit_info *out)
+{
+	for (size_t i = 0; i + 7 <= len; i++) {
+		/* movabs $imm64,%r9 (49 b9) right before the gs-relative add. */
+		if (i >= 10 && !memcmp(img + i, add_gs_r9, sizeof(add_gs_r9)) &&
+		    img[i - 10] == 0x49 && img[i - 9] == 0xb9)
+			out->private_stack = true;
+		/* sub $imm32,%rsp (48 81 ec) or sub $imm8,%rsp (48 83 ec). */
+		if (img[i] == 0x48 && img[i + 1] == 0x81 && img[i + 2] == 0xec) {
+			long n = (long)(img[i + 3] | img[i + 4] << 8 | img[i + 5] << 16 |
+					(uint32_t)img[i + 6] << 24);
+
+			if (n > out->kernel_frame)
+				out->kernel_frame = n;
+		} else if (img[i] == 0x48 && img[i + 1] == 0x83 && img[i + 2] == 0xec &&
+			   img[i + 3] > out->kernel_frame) {
+			out->kernel_frame = img[i + 3];
+		}
+	}
+}
+
+int kb_bpf_jit_info(int prog_fd, struct kb_jit_info *out)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	unsigned char *img;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	if (!info.jited_prog_len)
+		return -ENOEXEC;	/* not JITed: interpreter */
+	out->jited_len = info.jited_prog_len;
+	img = malloc(info.jited_prog_len);
+	if (!img)
+		return -ENOMEM;
+	memset(&info, 0, sizeof(info));
+	info.jited_prog_len = out->jited_len;
+	info.jited_prog_insns = (uint64_t)(uintptr_t)img;
+	len = sizeof(info);
+	err = bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? -errno : 0;
+	if (!err)
+		scan_image(img, out->jited_len, out);
+	free(img);
+	return err;
+}
+
+int kb_bpf_prog_stats(int prog_fd, struct kb_prog_stats *out)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	out->run_time_ns = info.run_time_ns;
+	out->run_cnt = info.run_cnt;
+	out->recursion_misses = info.recursion_misses;
+	return 0;
+}
+
+void kb_bpf_log_stack_depth(const char *log, char *out, size_t size)
+{
+	const char *p = log ? strstr(log, "stack depth ") : NULL;
+
+	if (!p) {
+		snprintf(out, size, "?");
+		return;
+	}
+	p += strlen("stack depth ");
+	snprintf(out, size, "%.*s", (int)strcspn(p, " \n"), p);
+}
+
+static int print_debug(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int print_nothing(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void kb_bpf_quiet(void)
+{
+	const char *dbg = getenv("KBENCH_BPF_DEBUG");
+
+	libbpf_set_print(dbg && *dbg == '1' ? print_debug : print_nothing);
+}

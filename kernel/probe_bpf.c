@@ -1,0 +1,180 @@
+/* Probes for the BPF features: JIT, BTF, tracing attach, and the 6.13 additions. */
+#include "probe_rows.h"
+#include "../bench/bpf/bpf_inspect.h"
+#include "stack.skel.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+bool kb_probe_bpf_jit(char *evidence, size_t size)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+	bool on;
+
+	if (!f) {
+		snprintf(evidence, size, "/proc/sys/net/core/bpf_jit_enable: %s", strerror(errno));
+		return false;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	on = buf[0] == '1' || buf[0] == '2';
+	snprintf(evidence, size, "net.core.bpf_jit_enable = %.*s", (int)strcspn(buf, "\n"), buf);
+	return on;
+}
+
+/* Looks a name of a kind up in the running kernel's BTF. */
+static bool btf_has(const char *name, int kind, char *evidence, size_t size)
+{
+	struct btf *btf;
+	int id;
+
+	kb_bpf_quiet();
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(evidence, size, "no vmlinux BTF: %s", strerror(errno));
+		return false;
+	}
+	id = btf__find_by_name_kind(btf, name, kind);
+	btf__free(btf);
+	if (id > 0)
+		snprintf(evidence, size, "BTF has %s (type id %d)", name, id);
+	else
+		snprintf(evidence, size, "BTF has no %s", name);
+	return id > 0;
+}
+
+bool kb_probe_btf(char *evidence, size_t size)
+{
+	return btf_has("task_struct", BTF_KIND_STRUCT, evidence, size);
+}
+
+bool kb_probe_kmem_cache_iter(char *evidence, size_t size)
+{
+	return btf_has("bpf_iter__kmem_cache", BTF_KIND_STRUCT, evidence, size);
+}
+
+bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size)
+{
+	return btf_has("bpf_get_kmem_cache", BTF_KIND_FUNC, evidence, size);
+}
+
+/* uptr support is the BPF_UPTR member of the kernel's enum btf_field_type. */
+bool kb_probe_uptr(char *evidence, size_t size)
+{
+	struct btf *btf;
+	bool found = false;
+	int id;
+
+	kb_bpf_quiet();
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		snprintf(evidence, size, "no vmlinux BTF: %s", strerror(errno));
+		return false;
+	}
+	id = btf__find_by_name_kind(btf, "btf_field_type", BTF_KIND_ENUM);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, (unsigned)id);
+		const struct btf_enum *e = btf_enum(t);
+
+		for (unsigned i = 0; i < btf_vlen(t) && !found; i++)
+			found = !strcmp(btf__name_by_offset(btf, e[i].name_off), "BPF_UPTR");
+	}
+	btf__free(btf);
+	snprintf(evidence, size, found ? "enum btf_field_type has BPF_UPTR"
+				       : "enum btf_field_type has no BPF_UPTR");
+	return found;
+}
+
+bool kb_probe_bpf_stats(char *evidence, size_t size)
+{
+	bool ok = access("/proc/sys/kernel/bpf_stats_enabled", W_OK) == 0;
+
+	snprintf(evidence, size, "/proc/sys/kernel/bpf_stats_enabled %s",
+		 ok ? "is writable" : strerror(errno));
+	return ok;
+}
+
+/*
+ * Loads the stack object with only the programs named, for the tracing and
+ * private-stack probes. NULL with evidence on failure.
+ */
+static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf *),
+				   char *evidence, size_t size)
+{
+	struct stack_bpf *skel;
+	struct bpf_program *p, *keep;
+	int err;
+
+	kb_bpf_quiet();
+	skel = stack_bpf__open();
+	if (!skel) {
+		snprintf(evidence, size, "opening a BPF object: %s", strerror(errno));
+		return NULL;
+	}
+	keep = pick(skel);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == keep);
+	err = stack_bpf__load(skel);
+	if (err) {
+		snprintf(evidence, size, "loading a tp_btf/sys_enter program: %s", strerror(-err));
+		stack_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+static struct bpf_program *shallow(struct stack_bpf *s)
+{
+	return s->progs.depth0;
+}
+
+static struct bpf_program *deep(struct stack_bpf *s)
+{
+	return s->progs.depth256;
+}
+
+bool kb_probe_bpf_tracing(char *evidence, size_t size)
+{
+	struct stack_bpf *skel = load_only(shallow, evidence, size);
+	struct bpf_link *link;
+
+	if (!skel)
+		return false;
+	link = bpf_program__attach(skel->progs.depth0);
+	if (link)
+		snprintf(evidence, size, "a tp_btf/sys_enter program loaded and attached");
+	else
+		snprintf(evidence, size, "attaching tp_btf/sys_enter: %s", strerror(errno));
+	bpf_link__destroy(link);
+	stack_bpf__destroy(skel);
+	return link != NULL;
+}
+
+bool kb_probe_bpf_private_stack(char *evidence, size_t size)
+{
+	struct stack_bpf *skel = load_only(deep, evidence, size);
+	struct kb_jit_info jit;
+	int err;
+
+	if (!skel)
+		return false;
+	err = kb_bpf_jit_info(bpf_program__fd(skel->progs.depth256), &jit);
+	stack_bpf__destroy(skel);
+	if (err) {
+		snprintf(evidence, size, "reading the JITed image: %s", strerror(-err));
+		return false;
+	}
+	if (jit.private_stack)
+		snprintf(evidence, size, "a 256-byte-stack program JITs with the per-CPU "
+					 "private-stack prologue (movabs ...,%%r9; add %%gs:this_cpu_off,%%r9)");
+	else
+		snprintf(evidence, size, "a 256-byte-stack program JITs onto the kernel stack "
+					 "(sub $%ld,%%rsp), no private-stack prologue", jit.kernel_frame);
+	return jit.private_stack;
+}
