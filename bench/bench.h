@@ -90,6 +90,8 @@ struct kb_bench {
 	void (*teardown)(void *state);
 	/* After the last round: frees what the state kept across rounds (may be NULL). */
 	void (*release)(void *state);
+	/* Slab caches whose change across the measured work is recorded, "a,b" (may be NULL). */
+	const char *slab_caches;
 	/* Whether a method x parameter combination is a case at all (NULL: all are). */
 	bool (*applies)(const struct kb_case *c);
 };

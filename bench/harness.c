@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "collect_slab.h"
 #include "counters.h"
 #include "undo.h"
 #include "util.h"
@@ -16,12 +17,14 @@
 
 struct kb_meter {
 	struct kb_counters *counters;
+	struct kb_slab_collector slab;	/* snapshots outside the timed span */
 	uint64_t t0, ns;
 	uint64_t c0[KB_NCOUNTERS], counts[KB_NCOUNTERS];
 };
 
 void kb_meter_begin(struct kb_meter *m)
 {
+	kb_slab_collector_begin(&m->slab);
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->c0[i] = kb_counter_read(m->counters, i);
 	kb_counters_enable(m->counters);
@@ -36,6 +39,7 @@ void kb_meter_end(struct kb_meter *m)
 	m->ns += t1 - m->t0;
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->counts[i] += kb_counter_read(m->counters, i) - m->c0[i];
+	kb_slab_collector_end(&m->slab);
 }
 
 long kb_case_long(const struct kb_case *c, const char *key)
@@ -265,12 +269,14 @@ static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 	uint64_t ops, ns;
 	int err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
+	bool warmup = round <= KB_WARMUP_SAMPLES;
+
+	kb_slab_collector_arm(&x->meter.slab, !warmup);
 	if (!err && round == 0 && b->timed) {
 		err = size_batch(x, r);
 	} else if (!err && !(err = take_sample(x, &v, &ops, &ns))) {
-		bool warmup = round <= KB_WARMUP_SAMPLES;
-
 		kb_result_add_sample(r, v, warmup);
+		kb_slab_collector_sample(&x->meter.slab, ops);
 		if (!warmup) {
 			x->total_ops += ops;
 			for (int k = 0; k < KB_NCOUNTERS; k++)
@@ -296,6 +302,7 @@ static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct
 		kb_result_add_fact(r, "baseline", b->baseline);
 	if (b->facts)
 		b->facts(x->state, r);
+	kb_slab_collector_attach(&x->meter.slab, r);
 }
 
 struct collect_arg {
@@ -326,6 +333,7 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 		const struct kb_bench *b = x->c.bench;
 
 		x->meter.counters = counters;
+		kb_slab_collector_init(&x->meter.slab, b->slab_caches);
 		if (case_unavailable(&x->c, x->why, sizeof(x->why))) {
 			x->done = true;
 			if (kb_run_add_skip(run, b->name, x->c.canonical, x->why))
@@ -409,6 +417,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		free(a.cases[i].state);
 	}
 	free(a.cases);
+	kb_slab_collector_shutdown();
 	kb_counters_close(counters);
 	if (!err && kb_stop_requested())
 		err = -EINTR;

@@ -1,6 +1,7 @@
 /* Probes for the BPF features: JIT, BTF, tracing attach, and the 6.13 additions. */
 #include "probe_rows.h"
 #include "../bench/bpf/bpf_inspect.h"
+#include "../bench/bpf/slab_iter.h"
 #include "stack.skel.h"
 
 #include <bpf/btf.h>
@@ -59,9 +60,19 @@ bool kb_probe_kmem_cache_iter(char *evidence, size_t size)
 	return btf_has("bpf_iter__kmem_cache", BTF_KIND_STRUCT, evidence, size);
 }
 
+/* Present when the kfunc is in BTF and names the current task's cache. */
 bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size)
 {
-	return btf_has("bpf_get_kmem_cache", BTF_KIND_FUNC, evidence, size);
+	char name[64], why[200];
+
+	if (!btf_has("bpf_get_kmem_cache", BTF_KIND_FUNC, evidence, size))
+		return false;
+	if (kb_slab_task_cache(name, sizeof(name), why, sizeof(why))) {
+		snprintf(evidence, size, "bpf_get_kmem_cache() is in BTF but failed: %s", why);
+		return false;
+	}
+	snprintf(evidence, size, "bpf_get_kmem_cache(current task) = %s", name);
+	return true;
 }
 
 /* uptr support is the BPF_UPTR member of the kernel's enum btf_field_type. */

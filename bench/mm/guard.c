@@ -466,7 +466,7 @@ static const struct kb_axis contention_axes[] = {
 #define GUARD_BENCH(...) {						\
 	.methods = methods, .baseline = "prot_none",			\
 	.state_size = sizeof(struct guard_state),			\
-	.teardown = guard_teardown, __VA_ARGS__ }
+	.teardown = guard_teardown, .slab_caches = "vm_area_struct", __VA_ARGS__ }
 
 const struct kb_bench kb_mm_guard[] = {
 	GUARD_BENCH(.name = "mm/guard/install",

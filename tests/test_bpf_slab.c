@@ -1,0 +1,110 @@
+/*
+ * The kmem_cache iterator against /proc/slabinfo, bpf_get_kmem_cache() on
+ * the current task, and the slab collector on the guard-page benchmarks.
+ */
+#include "helpers.h"
+#include "../bench/bpf/slab_iter.h"
+#include "../kernel/probe.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+static void need(const char *feature)
+{
+	const struct kb_probe_result *p = kb_probe_find(feature);
+
+	if (!p->present)
+		cr_skip_test("skipped: kernel lacks %s: %s", p->feature->title, p->evidence);
+	if (access("/proc/slabinfo", R_OK))
+		cr_skip_test("skipped: no /proc/slabinfo (kernel lacks CONFIG_SLUB_DEBUG)");
+}
+
+Test(bpf_slab, iterator_matches_proc_slabinfo)
+{
+	/* Caches whose counts move little on an idle test machine. */
+	static const char *const stable[] = { "task_struct", "mm_struct", "files_cache",
+					      "sighand_cache", "kmalloc-1k" };
+	struct kb_slab_table it = { 0 }, proc = { 0 };
+	struct kb_slab_iter *iter;
+	char why[256];
+
+	need("kmem_cache_iter");
+	iter = kb_slab_iter_open(why, sizeof(why));
+	cr_assert_not_null(iter, "%s", why);
+	cr_assert_eq(kb_slab_iter_read(iter, &it), 0);
+	cr_assert_eq(kb_slabinfo_read(&proc, why, sizeof(why)), 0, "%s", why);
+	cr_expect_eq(it.n, proc.n, "iterator %zu caches, /proc/slabinfo %zu", it.n, proc.n);
+	cr_expect_gt(it.n, 50);
+	for (size_t i = 0; i < proc.n; i++) {
+		const struct kb_slab_cache *c = kb_slab_find(&it, proc.c[i].name);
+
+		cr_assert_not_null(c, "%s missing from the iterator", proc.c[i].name);
+		cr_expect_eq(c->objsize, proc.c[i].objsize, "%s objsize %lu vs %lu", c->name,
+			     c->objsize, proc.c[i].objsize);
+	}
+	for (size_t k = 0; k < sizeof(stable) / sizeof(stable[0]); k++) {
+		const struct kb_slab_cache *a = kb_slab_find(&it, stable[k]);
+		const struct kb_slab_cache *b = kb_slab_find(&proc, stable[k]);
+		double tol;
+
+		if (!a || !b)
+			continue;
+		tol = fmax(64.0, 0.05 * (double)b->total);
+		cr_expect_leq(fabs((double)a->total - (double)b->total), tol, "%s total %lu vs %lu",
+			      stable[k], a->total, b->total);
+		cr_expect_leq(fabs((double)a->active - (double)b->active), tol,
+			      "%s active %lu vs %lu", stable[k], a->active, b->active);
+		cr_expect_eq(a->slabs ? 1 : 0, b->slabs ? 1 : 0);
+	}
+	kb_slab_table_free(&it);
+	kb_slab_table_free(&proc);
+	kb_slab_iter_close(iter);
+}
+
+Test(bpf_slab, kfunc_names_the_task_struct_cache)
+{
+	char name[64], why[256];
+
+	need("kmem_cache_kfunc");
+	cr_assert_eq(kb_slab_task_cache(name, sizeof(name), why, sizeof(why)), 0, "%s", why);
+	cr_expect_str_eq(name, "task_struct");
+}
+
+static double vma_delta(cJSON *result)
+{
+	cJSON *slab = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "collectors"), "slab");
+	cJSON *vma = cJSON_GetObjectItem(cJSON_GetObjectItem(slab, "caches"), "vm_area_struct");
+
+	cr_assert_not_null(vma, "no slab collector output: %s", cJSON_PrintUnformatted(slab));
+	cr_expect_str_eq(cJSON_GetObjectItem(slab, "source")->valuestring, "bpf iter/kmem_cache");
+	return cJSON_GetObjectItem(vma, "delta_per_op")->valuedouble;
+}
+
+/* PROT_NONE splits a VMA per guard (vm_area_struct grows); guard pages add none. */
+Test(bpf_slab, collector_sees_prot_none_grow_vm_area_struct, .timeout = 120)
+{
+	static struct cli_result r;
+	cJSON *doc, *it;
+	double madv = NAN, prot = NAN;
+
+	need("kmem_cache_iter");
+	run_cli(&r, "run -f mm/guard/vmas -r 3 --no-store -q -J");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
+		const char *m = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "params"), "method")->valuestring;
+
+		if (!strcmp(m, "madv_guard"))
+			madv = vma_delta(it);
+		else
+			prot = vma_delta(it);
+	}
+	/* 2 new VMAs per region; the counts move a slab at a time, so allow slack. */
+	cr_expect_geq(prot, 1.0, "prot_none: %.3f vm_area_struct per region", prot);
+	cr_expect_leq(fabs(madv), 0.1, "madv_guard: %.3f vm_area_struct per region", madv);
+	cJSON_Delete(doc);
+}
