@@ -4,12 +4,14 @@
 extern const struct kb_bench kb_mm_guard[];
 extern const struct kb_bench kb_bpf_stack[];
 extern const struct kb_bench kb_bpf_slab[];
+extern const struct kb_bench kb_bpf_uptr[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
 	{ "mm/guard", kb_mm_guard },
 	{ "bpf/stack", kb_bpf_stack },
 	{ "bpf/slab", kb_bpf_slab },
+	{ "bpf/uptr", kb_bpf_uptr },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };
