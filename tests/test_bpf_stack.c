@@ -5,6 +5,7 @@
 #include "helpers.h"
 #include "stack.skel.h"
 #include "../bench/bpf/bpf_inspect.h"
+#include "../bench/util.h"
 #include "../kernel/probe.h"
 
 #include <cjson/cJSON.h>
@@ -102,9 +103,28 @@ Test(bpf_stack, run_stores_jit_evidence_per_method, .timeout = 120)
 				 "1.000000");
 		kernel += !strcmp(m, "kernel_stack");
 		priv += !strcmp(m, "private_stack");
+		/* Every nested run on the same CPU was refused by the recursion check. */
+		if (!strcmp(m, "private_stack"))
+			cr_expect_str_eq(cJSON_GetObjectItem(facts, "reentry_recursion_misses")->valuestring,
+					 "100 of 100");
 	}
 	cr_expect_eq(none, 1);
 	cr_expect_eq(kernel, 2);
 	cr_expect_eq(priv, 1);
 	cJSON_Delete(doc);
+}
+
+/* bpf/stack/run_time turns kernel.bpf_stats_enabled on per round and back off. */
+Test(bpf_stack, bpf_stats_setting_is_restored, .timeout = 120)
+{
+	static struct cli_result r;
+	char before[16] = "", after[16] = "";
+
+	if (!kb_probe_find("bpf_stats")->present)
+		cr_skip_test("skipped: no kernel.bpf_stats_enabled");
+	cr_assert(kb_read_line("/proc/sys/kernel/bpf_stats_enabled", before, sizeof(before)));
+	run_cli(&r, "run -f bpf/stack/run_time -r 3 --no-store -q");
+	cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_assert(kb_read_line("/proc/sys/kernel/bpf_stats_enabled", after, sizeof(after)));
+	cr_expect_str_eq(after, before);
 }

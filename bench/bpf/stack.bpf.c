@@ -59,4 +59,27 @@ DEPTH_PROG(128, 3)
 DEPTH_PROG(256, 4)
 DEPTH_PROG(504, 5)
 
+/*
+ * Re-entry on one CPU: attached to raw sys_enter and to signal_generate.
+ * On the counted syscall it sends itself an ignored signal (SIGURG), whose
+ * signal_generate tracepoint runs this program again, nested, on the same
+ * CPU; the kernel skips that run and counts it in recursion_misses, which
+ * is what guards a private stack from being overwritten.
+ */
+long reentry_nr;	/* the syscall that triggers it (getpid) */
+__u64 reentry_sent;
+
+SEC("raw_tp")
+int reentry(struct bpf_raw_tracepoint_args *ctx)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != (__u32)target_tgid ||
+	    (long)ctx->args[1] != reentry_nr)
+		return 0;
+	if (fill_256(reentry_nr) < 0)
+		return 0;
+	if (!bpf_send_signal_thread(23 /* SIGURG: ignored by default */))
+		__sync_fetch_and_add(&reentry_sent, 1);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -260,6 +260,36 @@ static int run_time_sample(void *state, struct kb_meter *m, uint64_t batch,
 	return 0;
 }
 
+/* Scenario runs of the re-entry program (getpid calls). */
+#define REENTRIES 100
+
+/*
+ * The re-entry scenario (stack.bpf.c, reentry): each getpid sends an
+ * ignored signal whose tracepoint re-enters the program on the same CPU.
+ * Returns the runs the kernel skipped as recursion, or -errno.
+ */
+static long reentry_misses(struct stack_state *s)
+{
+	struct bpf_program *p = s->skel->progs.reentry;
+	struct bpf_link *a = bpf_program__attach_raw_tracepoint(p, "sys_enter");
+	struct bpf_link *b = a ? bpf_program__attach_raw_tracepoint(p, "signal_generate") : NULL;
+	struct kb_prog_stats before, after;
+	long err = 0;
+
+	if (!a || !b)
+		err = -errno;
+	if (!err)
+		err = kb_bpf_prog_stats(bpf_program__fd(p), &before);
+	s->skel->bss->reentry_nr = SYS_getpid;
+	for (int i = 0; !err && i < REENTRIES; i++)
+		syscall(SYS_getpid);
+	if (!err)
+		err = kb_bpf_prog_stats(bpf_program__fd(p), &after);
+	bpf_link__destroy(b);
+	bpf_link__destroy(a);
+	return err ? err : (long)(after.recursion_misses - before.recursion_misses);
+}
+
 static void stack_facts(void *state, struct kb_result *r)
 {
 	struct stack_state *s = state;
@@ -279,6 +309,15 @@ static void stack_facts(void *state, struct kb_result *r)
 	if (!kb_bpf_prog_stats(bpf_program__fd(program(s->skel, s->idx)), &s->stats_before)) {
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->stats_before.recursion_misses);
 		kb_result_add_fact(r, "recursion_misses", buf);
+	}
+	if (s->jit.private_stack) {
+		long misses = reentry_misses(s);
+
+		if (misses < 0)
+			snprintf(buf, sizeof(buf), "error: %s", strerror((int)-misses));
+		else
+			snprintf(buf, sizeof(buf), "%ld of %d", misses, REENTRIES);
+		kb_result_add_fact(r, "reentry_recursion_misses", buf);
 	}
 }
 
