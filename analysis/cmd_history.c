@@ -5,6 +5,8 @@
 #include "../bench/util.h"
 #include "../results/select.h"
 
+#include "../results/json.h"
+
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -121,7 +123,6 @@ static void print_text(const struct kb_history *h, size_t nseries, const struct 
 static void print_json(const struct kb_history *h, size_t nseries, const struct history_cli *cli)
 {
 	cJSON *doc = cJSON_CreateObject(), *arr;
-	char *text;
 
 	cJSON_AddStringToObject(doc, "schema", "kbench-history/1");
 	cJSON_AddNumberToObject(doc, "series", (double)nseries);
@@ -152,11 +153,7 @@ static void print_json(const struct kb_history *h, size_t nseries, const struct 
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddBoolToObject(doc, "new_regression", kb_history_new_regression(h));
-	text = cJSON_Print(doc);
-	if (text)
-		printf("%s\n", text);
-	free(text);
-	cJSON_Delete(doc);
+	kb_json_print_and_free(doc);
 }
 
 int cmd_history(int argc, char **argv)

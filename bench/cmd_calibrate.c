@@ -15,6 +15,8 @@
 #include "../analysis/options.h"
 #include "../analysis/stats.h"
 
+#include "../results/json.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
@@ -224,7 +226,6 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli, const struct kb_run *stored, size_t nstored)
 {
 	cJSON *doc = cJSON_CreateObject(), *arr, *ids;
-	char *text;
 
 	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
 	cJSON_AddNumberToObject(doc, "runs", (double)runs);
@@ -254,11 +255,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		add_finite(o, "runs_per_side_needed", r->need_runs);
 		cJSON_AddItemToArray(arr, o);
 	}
-	text = cJSON_Print(doc);
-	if (text)
-		printf("%s\n", text);
-	free(text);
-	cJSON_Delete(doc);
+	kb_json_print_and_free(doc);
 }
 
 /* Takes the runs, storing each as it completes. 0, or an exit code. */

@@ -3,6 +3,8 @@
 #include "util.h"
 #include "bpf/slab_iter.h"
 
+#include "../results/json.h"
+
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -19,16 +21,20 @@ static const char usage[] =
 static void print(const struct kb_slab_table *t, const char *glob, bool json, const char *src)
 {
 	cJSON *doc, *arr;
-	char *text;
 
 	if (!json) {
 		printf("%-28s %8s %8s %10s %10s %8s   (%s)\n", "name", "objsize", "obj_size", "active",
 		       "total", "slabs", src);
-		for (size_t i = 0; i < t->n; i++)
-			if (!glob || !fnmatch(glob, t->c[i].name, 0))
-				printf("%-28s %8lu %8lu %10lu %10lu %8lu\n", t->c[i].name, t->c[i].objsize,
-				       t->c[i].object_size, t->c[i].active, t->c[i].total,
-				       t->c[i].slabs);
+		for (size_t i = 0; i < t->n; i++) {
+			char osz[24] = "-";	/* /proc/slabinfo has no object_size */
+
+			if (glob && fnmatch(glob, t->c[i].name, 0))
+				continue;
+			if (t->c[i].object_size)
+				snprintf(osz, sizeof(osz), "%lu", t->c[i].object_size);
+			printf("%-28s %8lu %8s %10lu %10lu %8lu\n", t->c[i].name, t->c[i].objsize, osz,
+			       t->c[i].active, t->c[i].total, t->c[i].slabs);
+		}
 		return;
 	}
 	doc = cJSON_CreateObject();
@@ -48,11 +54,7 @@ static void print(const struct kb_slab_table *t, const char *glob, bool json, co
 		cJSON_AddNumberToObject(o, "num_slabs", (double)t->c[i].slabs);
 		cJSON_AddItemToArray(arr, o);
 	}
-	text = cJSON_Print(doc);
-	if (text)
-		printf("%s\n", text);
-	free(text);
-	cJSON_Delete(doc);
+	kb_json_print_and_free(doc);
 }
 
 int cmd_slabinfo(int argc, char **argv)

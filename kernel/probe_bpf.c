@@ -29,18 +29,26 @@ bool kb_probe_bpf_jit(char *evidence, size_t size)
 	return on;
 }
 
-/* Looks a name of a kind up in the running kernel's BTF. */
-static bool btf_has(const char *name, int kind, char *evidence, size_t size)
+/* The running kernel's BTF, or NULL with the evidence of why not. */
+static struct btf *vmlinux_btf(char *evidence, size_t size)
 {
 	struct btf *btf;
-	int id;
 
 	kb_bpf_quiet();
 	btf = btf__load_vmlinux_btf();
-	if (!btf) {
+	if (!btf)
 		snprintf(evidence, size, "no vmlinux BTF: %s", strerror(errno));
+	return btf;
+}
+
+/* Looks a name of a kind up in the running kernel's BTF. */
+static bool btf_has(const char *name, int kind, char *evidence, size_t size)
+{
+	struct btf *btf = vmlinux_btf(evidence, size);
+	int id;
+
+	if (!btf)
 		return false;
-	}
 	id = btf__find_by_name_kind(btf, name, kind);
 	btf__free(btf);
 	if (id > 0)
@@ -78,16 +86,12 @@ bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size)
 /* uptr support is the BPF_UPTR member of the kernel's enum btf_field_type. */
 bool kb_probe_uptr(char *evidence, size_t size)
 {
-	struct btf *btf;
+	struct btf *btf = vmlinux_btf(evidence, size);
 	bool found = false;
 	int id;
 
-	kb_bpf_quiet();
-	btf = btf__load_vmlinux_btf();
-	if (!btf) {
-		snprintf(evidence, size, "no vmlinux BTF: %s", strerror(errno));
+	if (!btf)
 		return false;
-	}
 	id = btf__find_by_name_kind(btf, "btf_field_type", BTF_KIND_ENUM);
 	if (id > 0) {
 		const struct btf_type *t = btf__type_by_id(btf, (unsigned)id);

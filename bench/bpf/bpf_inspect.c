@@ -106,3 +106,13 @@ void kb_bpf_quiet(void)
 
 	libbpf_set_print(dbg && *dbg == '1' ? print_debug : print_nothing);
 }
+
+struct bpf_link *kb_bpf_attach(struct bpf_program *p, char *why, size_t size)
+{
+	struct bpf_link *link = bpf_program__attach(p);
+
+	if (!link)
+		snprintf(why, size, "attaching %s (%s): %s", bpf_program__name(p),
+			 bpf_program__section_name(p), strerror(errno));
+	return link;
+}

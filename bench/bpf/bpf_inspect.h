@@ -32,6 +32,12 @@ int kb_bpf_prog_stats(int prog_fd, struct kb_prog_stats *out);
  */
 void kb_bpf_log_stack_depth(const char *log, char *out, size_t size);
 
+struct bpf_program;
+struct bpf_link;
+
+/* Attaches p where its section says; NULL with why ("attaching NAME: error"). */
+struct bpf_link *kb_bpf_attach(struct bpf_program *p, char *why, size_t size);
+
 /* libbpf's own messages go to stderr only with KBENCH_BPF_DEBUG=1. */
 void kb_bpf_quiet(void);
 

@@ -128,13 +128,8 @@ static int stack_setup(void *state, const struct kb_case *c, char *why, size_t s
 		snprintf(why, size, "reading the JITed image: %s", strerror(-err));
 		return err;
 	}
-	s->link = bpf_program__attach(program(s->skel, s->idx));
-	if (!s->link) {
-		err = -errno;
-		snprintf(why, size, "attaching to tp_btf/sys_enter: %s", strerror(-err));
-		return err;
-	}
-	return 0;
+	s->link = kb_bpf_attach(program(s->skel, s->idx), why, size);
+	return s->link ? 0 : -errno;
 }
 
 static void stack_teardown(void *state)

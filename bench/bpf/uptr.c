@@ -89,13 +89,8 @@ static int uptr_setup(void *state, const struct kb_case *c, char *why, size_t si
 			 strerror(errno));
 		return err;
 	}
-	s->link = bpf_program__attach(s->skel->progs.read_hint);
-	if (!s->link) {
-		err = -errno;
-		snprintf(why, size, "attaching to tp_btf/sys_enter: %s", strerror(errno));
-		return err;
-	}
-	return 0;
+	s->link = kb_bpf_attach(s->skel->progs.read_hint, why, size);
+	return s->link ? 0 : -errno;
 }
 
 static void uptr_teardown(void *state)
