@@ -5,7 +5,8 @@ BUILD := build
 # Every Debian 12 package the project needs; `make setup` installs what is missing.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
-	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool
+	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
+	libmnl-dev iperf3 ethtool
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -16,7 +17,7 @@ LIBPERF := $(LIBPERF_DIR)/usr/lib/libperf.a
 # libperf's evlist needs libapi's fdarray, built from the same tree.
 LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
 
-PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf
+PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf libmnl
 CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(BUILD)/bpf \
 	-I$(LIBPERF_DIR)/usr/include \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -16,6 +16,7 @@ static const struct {
 	{ "list", cmd_list, "benchmarks, metrics, and whether this kernel can run each" },
 	{ "probe", cmd_probe, "kernel features present/absent with evidence" },
 	{ "slabinfo", cmd_slabinfo, "slab caches through the kmem_cache BPF iterator" },
+	{ "napi", cmd_napi, "per-NAPI settings over netdev netlink: list, set" },
 	{ "run", cmd_run, "run benchmarks, store the run, print the report" },
 	{ "calibrate", cmd_calibrate, "run benchmarks repeatedly; noise and detectable change per metric" },
 	{ "runs", cmd_runs, "list stored runs" },

@@ -1,0 +1,35 @@
+/*
+ * The network the net/ benchmarks run on: two fresh network namespaces
+ * joined by a veth pair with unique names, addresses 10.223.0.1 (side a,
+ * the client) and 10.223.0.2 (side b, the server), both ends up, GRO on
+ * and TSO off so socket traffic takes the NAPI path. The namespaces are
+ * held only by file descriptors: no /run/netns mount, nothing on the host
+ * side, and the kernel removes both namespaces and the veth pair when the
+ * descriptors close, on exit, on a signal or if kbench is killed.
+ */
+#ifndef KB_TOPOLOGY_H
+#define KB_TOPOLOGY_H
+
+#include <stddef.h>
+
+struct kb_topo {
+	int ns_a, ns_b;		/* namespace fds */
+	char dev_a[16], dev_b[16];
+	unsigned ifindex_a, ifindex_b;
+	const char *addr_a, *addr_b;
+};
+
+/*
+ * Builds it and registers its removal on the undo list. 0, or -errno with
+ * why filled; on failure nothing is left behind.
+ */
+int kb_topo_create(struct kb_topo *t, char *why, size_t size);
+
+/* Moves the calling thread into namespace fd (kb_topo_leave to come back). 0 or -errno. */
+int kb_netns_enter(int fd);
+void kb_netns_leave(void);
+
+/* Runs argv (a command like ethtool) inside namespace fd and waits. 0, or -1 with why. */
+int kb_netns_exec(int fd, char *const argv[], char *why, size_t size);
+
+#endif
