@@ -1,4 +1,5 @@
 #include "report_text.h"
+#include "report_latency.h"
 #include "stats.h"
 
 #include <math.h>
@@ -200,6 +201,7 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 			continue;
 		build_table(&t, run, r->benchmark);
 		print_table(out, &t, r);
+		kb_report_latency(out, run, r->benchmark);
 	}
 	if (run->nskipped) {
 		fprintf(out, "\nskipped:\n");

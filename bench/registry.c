@@ -5,6 +5,7 @@ extern const struct kb_bench kb_mm_guard[];
 extern const struct kb_bench kb_bpf_stack[];
 extern const struct kb_bench kb_bpf_slab[];
 extern const struct kb_bench kb_bpf_uptr[];
+extern const struct kb_bench kb_net_napi[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
@@ -12,6 +13,7 @@ const struct kb_family kb_families[] = {
 	{ "bpf/stack", kb_bpf_stack },
 	{ "bpf/slab", kb_bpf_slab },
 	{ "bpf/uptr", kb_bpf_uptr },
+	{ "net/napi", kb_net_napi },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };

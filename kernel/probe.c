@@ -21,6 +21,10 @@ static const struct kb_feature features[] = {
 	{ "kmem_cache_iter", "the kmem_cache BPF iterator", "6.13", kb_probe_kmem_cache_iter },
 	{ "kmem_cache_kfunc", "the bpf_get_kmem_cache() kfunc", "6.13", kb_probe_kmem_cache_kfunc },
 	{ "uptr", "uptr in task storage", "6.13", kb_probe_uptr },
+	{ "netdev_genl", "the netdev generic netlink family", "6.5", kb_probe_netdev_genl },
+	{ "napi_set", "napi-set (per-NAPI config over netlink)", "6.13", kb_probe_napi_set },
+	{ "napi_irq_suspend", "irq-suspend-timeout in napi-set", "6.13", kb_probe_napi_irq_suspend },
+	{ "epoll_busy_poll", "epoll busy-poll parameters (EPIOCSPARAMS)", "6.9", kb_probe_epoll_busy_poll },
 };
 
 static struct kb_probe_result results[KB_ARRAY_SIZE(features)];

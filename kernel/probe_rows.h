@@ -15,5 +15,9 @@ bool kb_probe_bpf_stats(char *evidence, size_t size);
 bool kb_probe_kmem_cache_iter(char *evidence, size_t size);
 bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size);
 bool kb_probe_uptr(char *evidence, size_t size);
+bool kb_probe_netdev_genl(char *evidence, size_t size);
+bool kb_probe_napi_set(char *evidence, size_t size);
+bool kb_probe_napi_irq_suspend(char *evidence, size_t size);
+bool kb_probe_epoll_busy_poll(char *evidence, size_t size);
 
 #endif

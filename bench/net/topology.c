@@ -92,7 +92,7 @@ static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int i
 }
 
 /* veth dev_a here, its peer dev_b created straight into namespace peer_ns. */
-static int veth_create(const char *a, const char *b, int peer_ns)
+static int veth_create(const char *a, const char *b, int peer_ns, unsigned queues)
 {
 	char buf[8192];
 	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
@@ -100,6 +100,8 @@ static int veth_create(const char *a, const char *b, int peer_ns)
 	struct ifinfomsg *pi;
 
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, a);
+	mnl_attr_put_u32(nlh, IFLA_NUM_RX_QUEUES, queues);
+	mnl_attr_put_u32(nlh, IFLA_NUM_TX_QUEUES, queues);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
@@ -109,6 +111,8 @@ static int veth_create(const char *a, const char *b, int peer_ns)
 	pi->ifi_family = AF_UNSPEC;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, b);
 	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)peer_ns);
+	mnl_attr_put_u32(nlh, IFLA_NUM_RX_QUEUES, queues);
+	mnl_attr_put_u32(nlh, IFLA_NUM_TX_QUEUES, queues);
 	mnl_attr_nest_end(nlh, peer);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
@@ -207,7 +211,7 @@ static int configure(int ns, const char *dev, const char *addr, unsigned *index)
 	return err;
 }
 
-int kb_topo_create(struct kb_topo *t, char *why, size_t size)
+int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 {
 	static unsigned serial;
 	int err;
@@ -234,7 +238,7 @@ int kb_topo_create(struct kb_topo *t, char *why, size_t size)
 	}
 	err = kb_netns_enter(t->ns_a);
 	if (!err)
-		err = veth_create(t->dev_a, t->dev_b, t->ns_b);
+		err = veth_create(t->dev_a, t->dev_b, t->ns_b, queues ? queues : 1);
 	kb_netns_leave();
 	if (err) {
 		snprintf(why, size, "creating veth %s/%s: %s", t->dev_a, t->dev_b, strerror(-err));

@@ -20,10 +20,11 @@ struct kb_topo {
 };
 
 /*
- * Builds it and registers its removal on the undo list. 0, or -errno with
- * why filled; on failure nothing is left behind.
+ * Builds it, each veth end with queues rx and tx queues (so the queue count
+ * can be changed later), and registers its removal on the undo list. 0, or
+ * -errno with why filled; on failure nothing is left behind.
  */
-int kb_topo_create(struct kb_topo *t, char *why, size_t size);
+int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size);
 
 /* Moves the calling thread into namespace fd (kb_topo_leave to come back). 0 or -errno. */
 int kb_netns_enter(int fd);

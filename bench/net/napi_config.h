@@ -1,0 +1,21 @@
+/* Applying per-NAPI settings to every NAPI of a device inside a benchmark namespace. */
+#ifndef KB_NAPI_CONFIG_H
+#define KB_NAPI_CONFIG_H
+
+#include "napi_nl.h"
+
+#include <stddef.h>
+
+#define KB_MAX_DEV_NAPI 16
+
+/*
+ * napi-set c on every NAPI instance of ifindex in namespace ns, then reads
+ * them back into got (*n of them). 0, or -errno with why.
+ */
+int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
+		      struct kb_napi *got, size_t *n, char *why, size_t size);
+
+/* The NAPI instances of ifindex in namespace ns. 0, or -errno with why. */
+int kb_napi_of(int ns, unsigned ifindex, struct kb_napi *got, size_t *n, char *why, size_t size);
+
+#endif
