@@ -1,0 +1,222 @@
+/*
+ * Per-NAPI config over netlink on the suite's own veth pair: napi-get lists
+ * it, napi-set changes it, sysfs defaults show through napi-get, a bad id
+ * gets the kernel's error, and an interrupted run leaves nothing behind.
+ * Nothing here touches the host's devices.
+ */
+#include "helpers.h"
+#include "../bench/net/napi_config.h"
+#include "../bench/net/topology.h"
+#include "../bench/undo.h"
+#include "../bench/util.h"
+#include "../kernel/probe.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void need(const char *feature)
+{
+	const struct kb_probe_result *p = kb_probe_find(feature);
+
+	if (!p->present)
+		cr_skip_test("skipped: kernel lacks %s: %s", p->feature->title, p->evidence);
+}
+
+static unsigned mark;
+
+static void topo(struct kb_topo *t)
+{
+	char why[256];
+
+	mark = kb_undo_mark();
+	cr_assert_eq(kb_topo_create(t, 1, why, sizeof(why)), 0, "%s", why);
+}
+
+Test(napi, napi_get_lists_the_veth_instances)
+{
+	struct kb_topo t;
+	struct kb_napi n[KB_MAX_DEV_NAPI];
+	size_t count;
+	char why[256];
+
+	need("netdev_genl");
+	topo(&t);
+	cr_assert_eq(kb_napi_of(t.ns_b, t.ifindex_b, n, &count, why, sizeof(why)), 0, "%s", why);
+	cr_expect_geq(count, 1);
+	cr_expect_gt(n[0].id, 0);
+	cr_expect_eq(n[0].ifindex, t.ifindex_b);
+	kb_undo_to(mark);
+}
+
+Test(napi, napi_set_value_reads_back)
+{
+	struct kb_topo t;
+	struct kb_napi n[KB_MAX_DEV_NAPI];
+	struct kb_napi_config c = KB_NAPI_UNCHANGED;
+	size_t count;
+	char why[256];
+
+	need("napi_set");
+	topo(&t);
+	c.defer_hard_irqs = 7;
+	c.gro_flush_timeout = 123456;
+	cr_assert_eq(kb_napi_configure(t.ns_b, t.ifindex_b, &c, n, &count, why, sizeof(why)), 0,
+		     "%s", why);
+	cr_expect_eq(n[0].defer_hard_irqs, 7);
+	cr_expect_eq(n[0].gro_flush_timeout, 123456);
+	kb_undo_to(mark);
+}
+
+/* Writes a sysfs file of a device that lives in namespace ns (own mount namespace, so the host's /sys is untouched). */
+static void write_ns_sysfs(int ns, const char *dev, const char *file, const char *value)
+{
+	pid_t pid = fork();
+	int st;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char path[128];
+
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    setns(ns, CLONE_NEWNET) || mount("sysfs", "/sys", "sysfs", 0, NULL))
+			_exit(2);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, file);
+		_exit(kb_write_file(path, value) ? 3 : 0);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writing %s in the namespace: exit %d", file,
+		  WEXITSTATUS(st));
+}
+
+Test(napi, sysfs_defaults_show_through_napi_get)
+{
+	struct kb_topo t;
+	struct kb_napi n[KB_MAX_DEV_NAPI];
+	size_t count;
+	char why[256];
+
+	need("napi_set");
+	topo(&t);
+	write_ns_sysfs(t.ns_b, t.dev_b, "napi_defer_hard_irqs", "3");
+	write_ns_sysfs(t.ns_b, t.dev_b, "gro_flush_timeout", "50000");
+	cr_assert_eq(kb_napi_of(t.ns_b, t.ifindex_b, n, &count, why, sizeof(why)), 0, "%s", why);
+	cr_expect_eq(n[0].defer_hard_irqs, 3);
+	cr_expect_eq(n[0].gro_flush_timeout, 50000);
+	kb_undo_to(mark);
+}
+
+Test(napi, invalid_id_is_the_kernels_error_and_exit_2)
+{
+	static struct cli_result r;
+
+	need("napi_set");
+	/* The largest id: no NAPI has it, so nothing on the host can change. */
+	run_cli(&r, "napi set 4294967295 defer-hard-irqs=1");
+	cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "no NAPI instance 4294967295"), "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "No such file or directory"), "%s", r.err);
+	run_cli(&r, "napi set 12 bogus=1");
+	cr_expect_eq(r.status, 2);
+	run_cli(&r, "napi frobnicate");
+	cr_expect_eq(r.status, 2);
+}
+
+/* Whether namespace file path has a device named dev. */
+static bool ns_has(const char *path, const char *dev)
+{
+	int fd = open(path, O_RDONLY);
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	if (!setns(fd, CLONE_NEWNET))
+		found = if_nametoindex(dev) != 0;
+	close(fd);
+	return found;
+}
+
+/*
+ * Whether any network namespace a process can reach still has a device
+ * named dev: every process's own namespace and every namespace it holds
+ * open by a file descriptor (as kbench holds its benchmark namespaces).
+ */
+static bool device_anywhere(const char *dev)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+	int self = open("/proc/thread-self/ns/net", O_RDONLY);
+
+	while (d && !found && (e = readdir(d))) {
+		char path[600], link[64];
+		DIR *fds;
+		struct dirent *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
+		found = ns_has(path, dev);
+		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
+		fds = opendir(path);
+		while (fds && !found && (f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", e->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0 && !strncmp(link, "net:[", 5))
+				found = ns_has(path, dev);
+		}
+		if (fds)
+			closedir(fds);
+	}
+	setns(self, CLONE_NEWNET);
+	close(self);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+Test(napi, sigint_leaves_no_namespace_or_device, .timeout = 120)
+{
+	char dev_a[32], dev_b[32];
+	pid_t pid;
+	int st;
+
+	need("netdev_genl");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+		execl(kbench_bin(), "kbench", "run", "-f", "net/napi/rr", "--no-store", "-q", (char *)NULL);
+		_exit(127);
+	}
+	/* Its devices are kb<pid>a0/b0: wait (bounded) until they exist, then interrupt. */
+	snprintf(dev_a, sizeof(dev_a), "kb%da0", (int)pid % 100000);
+	snprintf(dev_b, sizeof(dev_b), "kb%db0", (int)pid % 100000);
+	for (int i = 0; i < 200 && !device_anywhere(dev_a); i++)
+		usleep(20000);
+	cr_expect(device_anywhere(dev_a), "the run never created %s", dev_a);
+	kill(pid, SIGINT);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit status %d", st);
+	/* Namespace teardown is asynchronous in the kernel: allow it a moment. */
+	for (int i = 0; i < 100 && (device_anywhere(dev_a) || device_anywhere(dev_b)); i++)
+		usleep(20000);
+	cr_expect(!device_anywhere(dev_a) && !device_anywhere(dev_b),
+		  "a veth end survived the interrupted run");
+}
