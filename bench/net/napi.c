@@ -6,7 +6,9 @@
  * suspend (both, plus irq-suspend-timeout), and napi-set itself with the
  * persistence of its values across a queue-count change.
  */
+#include "iperf.h"
 #include "napi_config.h"
+#include "netdev_uapi.h"
 #include "rr.h"
 #include "../bench.h"
 #include "../util.h"
@@ -40,9 +42,14 @@ static const struct kb_axis rr_axes[] = {
 	{ NULL, NULL, NULL },
 };
 
+static const struct kb_axis no_axes[] = {
+	{ NULL, NULL, NULL },
+};
+
 struct rr_state {
 	struct kb_topo topo;
 	struct kb_rr rr;
+	double rate;			/* offered requests/s; 0: closed loop (load=max) */
 	bool started;
 	struct kb_hist all;		/* every measured RTT */
 	struct kb_rr_window total;	/* summed over the measured samples */
@@ -96,30 +103,45 @@ static void cpu_ticks(unsigned long long *softirq, unsigned long long *total)
 	*softirq = v[6];
 }
 
-static int rr_setup(void *state, const struct kb_case *c, char *why, size_t size)
+/*
+ * A fresh veth pair with the method's NAPI settings on both ends (read back
+ * into napi) and its epoll parameters in *ep. 0, or -errno with why.
+ */
+static int method_topology(struct kb_topo *t, const char *method, struct kb_epoll_params *ep,
+			   char *napi, size_t napi_size, char *why, size_t size)
 {
-	struct rr_state *s = state;
 	struct kb_napi_config nc;
-	struct kb_epoll_params ep;
 	struct kb_napi got[KB_MAX_DEV_NAPI];
 	size_t na = 0, nb = 0;
 	bool set_napi;
-	int err = kb_topo_create(&s->topo, 1, why, size);
+	int err = kb_topo_create(t, 1, why, size);
 
 	if (err)
 		return err;
-	method_config(c->method->name, &nc, &ep, &set_napi);
+	method_config(method, &nc, ep, &set_napi);
 	if (set_napi &&
-	    ((err = kb_napi_configure(s->topo.ns_a, s->topo.ifindex_a, &nc, got, &na, why, size)) ||
-	     (err = kb_napi_configure(s->topo.ns_b, s->topo.ifindex_b, &nc, got, &nb, why, size))))
+	    ((err = kb_napi_configure(t->ns_a, t->ifindex_a, &nc, got, &na, why, size)) ||
+	     (err = kb_napi_configure(t->ns_b, t->ifindex_b, &nc, got, &nb, why, size))))
 		return err;
 	if (set_napi)
-		snprintf(s->napi, sizeof(s->napi),
+		snprintf(napi, napi_size,
 			 "defer-hard-irqs=%u gro-flush-timeout=%llu irq-suspend-timeout=%llu on %zu NAPIs",
 			 got[0].defer_hard_irqs, (unsigned long long)got[0].gro_flush_timeout,
 			 (unsigned long long)got[0].irq_suspend_timeout, na + nb);
 	else
-		snprintf(s->napi, sizeof(s->napi), "defaults");
+		snprintf(napi, napi_size, "defaults");
+	return 0;
+}
+
+static int rr_setup(void *state, const struct kb_case *c, char *why, size_t size)
+{
+	struct rr_state *s = state;
+	struct kb_epoll_params ep;
+	int err = method_topology(&s->topo, c->method->name, &ep, s->napi, sizeof(s->napi), why, size);
+
+	if (err)
+		return err;
+	s->rate = (double)kb_case_long(c, "load");	/* "max" reads as 0 */
 	snprintf(s->epoll, sizeof(s->epoll), "busy_poll_usecs=%u budget=%u prefer=%u",
 		 ep.busy_poll_usecs, ep.busy_poll_budget, ep.prefer_busy_poll);
 	err = kb_rr_start(&s->rr, &s->topo, !strcmp(param(c, "proto"), "tcp"), &ep, why, size);
@@ -139,7 +161,7 @@ static int rr_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_
 	memset(&w, 0, sizeof(w));
 	cpu_ticks(&sq0, &t0);
 	kb_meter_begin(m);
-	err = kb_rr_window(&s->rr, WINDOW_NS, WINDOW_REQUESTS, 0, &w, why, size);
+	err = kb_rr_window(&s->rr, WINDOW_NS, WINDOW_REQUESTS, s->rate, &w, why, size);
 	kb_meter_end(m);
 	cpu_ticks(&sq1, &t1);
 	if (err)
@@ -199,6 +221,199 @@ static void rr_facts(void *state, struct kb_result *r)
 	kb_result_add_fact(r, "device", "veth (software NAPI: no hardware IRQs)");
 }
 
+/* ---- net/napi/bulk: iperf3 TCP throughput per method ---- */
+
+/* Bytes per sample: a few hundred ms at veth speeds. */
+#define BULK_BYTES (256ull << 20)
+
+struct bulk_state {
+	struct kb_topo topo;
+	pid_t server;
+	char napi[160];
+	double retransmits, cpu_sender, cpu_receiver;
+	unsigned samples;
+};
+
+/* iperf3 cannot set epoll busy-poll parameters: only the NAPI-setting methods apply. */
+static bool bulk_applies(const struct kb_case *c)
+{
+	return !strcmp(c->method->name, "base") || !strcmp(c->method->name, "defer");
+}
+
+static int bulk_setup(void *state, const struct kb_case *c, char *why, size_t size)
+{
+	struct bulk_state *s = state;
+	struct kb_epoll_params ep;
+	int err = method_topology(&s->topo, c->method->name, &ep, s->napi, sizeof(s->napi), why, size);
+
+	s->server = 0;
+	if (err)
+		return err;
+	return kb_iperf_server(&s->topo, &s->server, why, size) ? -EIO : 0;
+}
+
+static int bulk_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
+		       char *why, size_t size)
+{
+	struct bulk_state *s = state;
+	struct kb_iperf_result r;
+	int err;
+
+	(void)batch;
+	kb_meter_begin(m);
+	err = kb_iperf_client(&s->topo, BULK_BYTES, &r, why, size);
+	kb_meter_end(m);
+	if (err)
+		return -EIO;
+	s->retransmits += r.retransmits;
+	s->cpu_sender += r.cpu_sender_pct;
+	s->cpu_receiver += r.cpu_receiver_pct;
+	s->samples++;
+	out->ops = 1;
+	out->value = r.bits_per_second / 1e9;
+	return 0;
+}
+
+static void bulk_teardown(void *state)
+{
+	struct bulk_state *s = state;
+
+	kb_iperf_server_stop(s->server);
+	s->server = 0;
+}
+
+static void bulk_facts(void *state, struct kb_result *r)
+{
+	struct bulk_state *s = state;
+
+	if (!s->samples)
+		return;
+	fact_num(r, "retransmits_per_run", "%.1f", s->retransmits / s->samples);
+	fact_num(r, "cpu_sender_pct", "%.1f", s->cpu_sender / s->samples);
+	fact_num(r, "cpu_receiver_pct", "%.1f", s->cpu_receiver / s->samples);
+	kb_result_add_fact(r, "napi", s->napi);
+	kb_result_add_fact(r, "tool", "iperf3 -J, 256 MiB per sample");
+}
+
+/* ---- net/napi/set: napi-set round trips, and whether its values survive a queue change ---- */
+
+static const struct kb_method set_methods[] = {
+	{ "netlink", "napi_set" },
+	{ NULL, NULL },
+};
+
+struct set_state {
+	struct kb_topo topo;
+	struct kb_genl g;
+	bool open;
+	uint32_t id;
+	char persisted[320];	/* the persistence scenario's finding, from the first round */
+};
+
+static void list_ids(const struct kb_napi *n, size_t count, char *out, size_t size)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < count && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%u", i ? "," : "", n[i].id);
+}
+
+/*
+ * Seed 011's claim: per-NAPI settings persist across queue changes. Set
+ * defer-hard-irqs on every NAPI of dev_b, change its channel count with
+ * ethtool, and read them again.
+ */
+static void persistence(struct set_state *s)
+{
+	struct kb_napi before[KB_MAX_DEV_NAPI], after[KB_MAX_DEV_NAPI];
+	struct kb_napi_config c = KB_NAPI_UNCHANGED;
+	char why[256], ids0[64], ids1[64];
+	char *shrink[] = { "ethtool", "-L", s->topo.dev_b, "rx", "1", "tx", "1", NULL };
+	size_t n0 = 0, n1 = 0;
+	bool same = true;
+
+	c.defer_hard_irqs = 11;
+	if (kb_napi_configure(s->topo.ns_b, s->topo.ifindex_b, &c, before, &n0, why, sizeof(why)) ||
+	    kb_netns_exec(s->topo.ns_b, shrink, why, sizeof(why)) ||
+	    kb_napi_of(s->topo.ns_b, s->topo.ifindex_b, after, &n1, why, sizeof(why))) {
+		snprintf(s->persisted, sizeof(s->persisted), "not measured: %s", why);
+		return;
+	}
+	for (size_t i = 0; i < n1; i++)
+		same = same && after[i].defer_hard_irqs == 11;
+	list_ids(before, n0, ids0, sizeof(ids0));
+	list_ids(after, n1, ids1, sizeof(ids1));
+	snprintf(s->persisted, sizeof(s->persisted),
+		 "%s: defer-hard-irqs=11 on NAPI %s; after ethtool -L rx 1 tx 1: NAPI %s with %u",
+		 same && n1 ? "yes" : "no", ids0, ids1, n1 ? after[0].defer_hard_irqs : 0);
+}
+
+static int set_setup(void *state, const struct kb_case *c, char *why, size_t size)
+{
+	struct set_state *s = state;
+	struct kb_napi n[KB_MAX_DEV_NAPI];
+	size_t count;
+	int err = kb_topo_create(&s->topo, 2, why, size);
+
+	(void)c;
+	if (err)
+		return err;
+	if (!s->persisted[0])
+		persistence(s);
+	err = kb_napi_of(s->topo.ns_b, s->topo.ifindex_b, n, &count, why, size);
+	if (err)
+		return err;
+	s->id = n[0].id;
+	err = kb_netns_enter(s->topo.ns_b);
+	if (!err)
+		err = kb_genl_open(&s->g, NETDEV_FAMILY_NAME);
+	kb_netns_leave();
+	if (err) {
+		snprintf(why, size, "%s", s->g.error);
+		return err;
+	}
+	s->open = true;
+	return 0;
+}
+
+static int set_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
+		      char *why, size_t size)
+{
+	struct set_state *s = state;
+	struct kb_napi_config c = KB_NAPI_UNCHANGED;
+	int err = 0;
+
+	kb_meter_begin(m);
+	for (uint64_t i = 0; i < batch && !err; i++) {
+		c.defer_hard_irqs = (int64_t)(i & 1);
+		err = kb_napi_set(&s->g, s->id, &c);
+	}
+	kb_meter_end(m);
+	if (err) {
+		snprintf(why, size, "napi-set %u: %s", s->id, s->g.error);
+		return err;
+	}
+	out->ops = batch;
+	return 0;
+}
+
+static void set_teardown(void *state)
+{
+	struct set_state *s = state;
+
+	if (s->open)
+		kb_genl_close(&s->g);
+	s->open = false;
+}
+
+static void set_facts(void *state, struct kb_result *r)
+{
+	struct set_state *s = state;
+
+	kb_result_add_fact(r, "persisted_across_queue_change", s->persisted);
+}
+
 const struct kb_bench kb_net_napi[] = {
 	{
 		.name = "net/napi/rr",
@@ -215,6 +430,39 @@ const struct kb_bench kb_net_napi[] = {
 		.sample = rr_sample,
 		.facts = rr_facts,
 		.teardown = rr_teardown,
+	},
+	{
+		.name = "net/napi/bulk",
+		.summary = "iperf3 TCP throughput over veth, base vs defer (iperf3 cannot busy-poll)",
+		.metric = "throughput",
+		.unit = "Gbit/s",
+		.direction = KB_HIGHER_IS_BETTER,
+		.methods = methods,
+		.baseline = "base",
+		.axes = no_axes,
+		.timed = false,
+		.state_size = sizeof(struct bulk_state),
+		.setup = bulk_setup,
+		.sample = bulk_sample,
+		.facts = bulk_facts,
+		.teardown = bulk_teardown,
+		.applies = bulk_applies,
+	},
+	{
+		.name = "net/napi/set",
+		.summary = "one napi-set over netlink (ns), and whether values persist a queue change",
+		.metric = "latency",
+		.unit = "ns/op",
+		.direction = KB_LOWER_IS_BETTER,
+		.methods = set_methods,
+		.baseline = NULL,
+		.axes = no_axes,
+		.timed = true,
+		.state_size = sizeof(struct set_state),
+		.setup = set_setup,
+		.sample = set_sample,
+		.facts = set_facts,
+		.teardown = set_teardown,
 	},
 	{ 0 },
 };
