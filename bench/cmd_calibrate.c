@@ -97,7 +97,7 @@ static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 		       cli->s.opts.samples);
 		return KB_EXIT_USAGE;
 	}
-	return 0;
+	return kb_suite_check("calibrate", &cli->s);
 }
 
 /* One metric's noise figures. */

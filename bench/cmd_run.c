@@ -84,7 +84,7 @@ static int parse_run_args(int argc, char **argv, struct run_cli *cli)
 		       argv[optind]);
 		return KB_EXIT_USAGE;
 	}
-	return 0;
+	return kb_suite_check("run", &cli->s);
 }
 
 /* Fails early when -o cannot be written, before minutes of measuring. */

@@ -1,5 +1,8 @@
 #include "suite_options.h"
 #include "util.h"
+#include "net/topology.h"
+
+#include <stdio.h>
 
 int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli *cli)
 {
@@ -33,6 +36,12 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
 	case KB_OPT_NO_STORE:
 		cli->store = false;
 		return 1;
+	case KB_OPT_NET_DEV:
+		cli->net_dev = arg;
+		return 1;
+	case KB_OPT_NET_PEER:
+		cli->net_peer = arg;
+		return 1;
 	case 'J':
 		cli->json = true;
 		return 1;
@@ -42,4 +51,24 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
 	default:
 		return 0;
 	}
+}
+
+int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli)
+{
+	struct kb_topo t;
+	char why[256];
+
+	if (!cli->net_dev && !cli->net_peer)
+		return 0;
+	if (!cli->net_dev || !cli->net_peer) {
+		kb_err("%s: --net-dev and --net-peer go together (a real NIC and the peer running "
+		       "kbench napi serve)", cmd);
+		return KB_EXIT_USAGE;
+	}
+	if (kb_topo_remote(&t, cli->net_dev, cli->net_peer, why, sizeof(why))) {
+		kb_err("%s: %s", cmd, why);
+		return KB_EXIT_USAGE;
+	}
+	kb_net_target_set(cli->net_dev, cli->net_peer);
+	return 0;
 }

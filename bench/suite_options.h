@@ -13,11 +13,12 @@
 struct kb_suite_cli {
 	struct kb_run_opts opts;
 	const char *label, *db;
+	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
 	bool store, json, quiet;
 };
 
 enum { KB_OPT_QUICK = 256, KB_OPT_FULL, KB_OPT_LABEL, KB_OPT_DB, KB_OPT_NO_STORE,
-       KB_OPT_SUITE_END };
+       KB_OPT_NET_DEV, KB_OPT_NET_PEER, KB_OPT_SUITE_END };
 
 /* Their short letters, for the getopt string. */
 #define KB_SUITE_SHORT "r:f:Jq"
@@ -30,6 +31,8 @@ enum { KB_OPT_QUICK = 256, KB_OPT_FULL, KB_OPT_LABEL, KB_OPT_DB, KB_OPT_NO_STORE
 	{ "label", required_argument, NULL, KB_OPT_LABEL },            \
 	{ "db", required_argument, NULL, KB_OPT_DB },                  \
 	{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },            \
+	{ "net-dev", required_argument, NULL, KB_OPT_NET_DEV },        \
+	{ "net-peer", required_argument, NULL, KB_OPT_NET_PEER },      \
 	{ "json", no_argument, NULL, 'J' },                            \
 	{ "quiet", no_argument, NULL, 'q' }
 
@@ -39,5 +42,12 @@ enum { KB_OPT_QUICK = 256, KB_OPT_FULL, KB_OPT_LABEL, KB_OPT_DB, KB_OPT_NO_STORE
  * prefixed with cmd).
  */
 int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli *cli);
+
+/*
+ * After the options: --net-dev and --net-peer come together, name an
+ * existing device and an IPv4 address; then the net/ benchmarks use them.
+ * 0, or KB_EXIT_USAGE with the error printed.
+ */
+int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../bench/util.h"
 #include "../kernel/probe.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -219,4 +220,44 @@ Test(napi, sigint_leaves_no_namespace_or_device, .timeout = 120)
 		usleep(20000);
 	cr_expect(!device_anywhere(dev_a) && !device_anywhere(dev_b),
 		  "a veth end survived the interrupted run");
+}
+
+/*
+ * The --net-dev/--net-peer mode end to end on loopback: kbench napi serve
+ * plays the peer. lo has no NAPI, so the methods that napi-set fail with
+ * that reason (nothing is changed anywhere) while base and busy_poll run.
+ */
+Test(napi, net_dev_mode_against_kbench_napi_serve, .timeout = 120)
+{
+	static struct cli_result r;
+	pid_t server;
+	cJSON *doc, *it;
+	int ran = 0;
+
+	need("netdev_genl");
+	server = fork();
+	cr_assert_geq(server, 0);
+	if (server == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, STDERR_FILENO);
+		execl(kbench_bin(), "kbench", "napi", "serve", "127.0.0.1", "seconds=60", (char *)NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	run_cli(&r, "run -f net/napi/rr -r 3 --no-store -q -J --net-dev lo --net-peer 127.0.0.1");
+	kill(server, SIGINT);
+	waitpid(server, NULL, 0);
+	cr_expect_eq(r.status, 3, "defer and suspend cannot napi-set lo: exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%s", r.err);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
+		cJSON *facts = cJSON_GetObjectItem(it, "facts");
+
+		cr_expect_str_eq(cJSON_GetObjectItem(facts, "device")->valuestring, "lo");
+		ran++;
+	}
+	cr_expect_eq(ran, 2, "base and busy_poll ran");
+	cr_expect_not_null(strstr(r.out, "NAPI of ifindex 1"), "the skip says why");
+	cJSON_Delete(doc);
 }

@@ -4,6 +4,8 @@
  */
 #include "napi_nl.h"
 #include "netdev_uapi.h"
+#include "rr.h"
+#include "../undo.h"
 #include "../commands.h"
 #include "../util.h"
 
@@ -18,10 +20,14 @@
 static const char usage[] =
 	"usage: kbench napi list [--ifindex N] [--json]\n"
 	"       kbench napi set ID key=value... [--json]\n"
+	"       kbench napi serve ADDR [tcp] [busy-poll] [seconds=N]\n"
 	"  list: every NAPI instance of this network namespace (or of one device)\n"
 	"  with its id, device, IRQ, thread and per-NAPI settings.\n"
 	"  set: napi-set on instance ID, then shows it again; keys are\n"
 	"  defer-hard-irqs, gro-flush-timeout (ns), irq-suspend-timeout (ns).\n"
+	"  serve: the echo server for net/napi/rr --net-dev/--net-peer, on the peer\n"
+	"  machine, bound to ADDR (UDP, or tcp), with epoll busy polling if asked,\n"
+	"  for N seconds (default 3600) or until SIGINT.\n"
 	"  Kernel errors are shown with the kernel's own message; exit 2.\n";
 
 static void opt_num(char *buf, size_t size, bool has, unsigned long long v)
@@ -139,6 +145,38 @@ static int set(struct kb_genl *g, int argc, char **argv, bool json)
 	return KB_EXIT_OK;
 }
 
+static int serve(int argc, char **argv)
+{
+	struct kb_epoll_params ep = { 0, 0, 0, 0 };
+	bool tcp = false;
+	long seconds = 3600;
+	char why[256];
+
+	if (argc < 1) {
+		kb_err("napi serve: expected the address to bind (the --net-peer address)");
+		return KB_EXIT_USAGE;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "tcp"))
+			tcp = true;
+		else if (!strcmp(argv[i], "busy-poll"))
+			ep = (struct kb_epoll_params){ 64, 64, 1, 0 };
+		else if (strncmp(argv[i], "seconds=", 8) ||
+			 !kb_parse_long(argv[i] + 8, 1, 86400 * 7, &seconds)) {
+			kb_err("napi serve: bad argument '%s': tcp, busy-poll or seconds=N", argv[i]);
+			return KB_EXIT_USAGE;
+		}
+	}
+	kb_undo_install_handlers();
+	fprintf(stderr, "kbench napi serve: echoing on %s:7123/%s for %ld s (Ctrl-C stops)\n",
+		argv[0], tcp ? "tcp" : "udp", seconds);
+	if (kb_rr_serve(argv[0], tcp, &ep, (unsigned)seconds, why, sizeof(why))) {
+		kb_err("napi serve: %s", why);
+		return KB_EXIT_ENV;
+	}
+	return KB_EXIT_OK;
+}
+
 int cmd_napi(int argc, char **argv)
 {
 	enum { OPT_IFINDEX = 256 };
@@ -171,8 +209,10 @@ int cmd_napi(int argc, char **argv)
 			return kb_bad_option("napi", argv);
 		}
 	}
+	if (optind < argc && !strcmp(argv[optind], "serve"))
+		return serve(argc - optind - 1, argv + optind + 1);
 	if (optind >= argc || (strcmp(argv[optind], "list") && strcmp(argv[optind], "set"))) {
-		kb_err("napi: expected 'list' or 'set' (see kbench napi --help)");
+		kb_err("napi: expected 'list', 'set' or 'serve' (see kbench napi --help)");
 		return KB_EXIT_USAGE;
 	}
 	if (kb_genl_open(&g, NETDEV_FAMILY_NAME)) {

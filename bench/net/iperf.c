@@ -31,7 +31,7 @@ static pid_t spawn_in(int ns, char *const argv[], int out_fd)
 		dup2(devnull, STDERR_FILENO);
 		dup2(devnull, STDIN_FILENO);
 	}
-	if (setns(ns, CLONE_NEWNET) == 0)
+	if (ns < 0 || setns(ns, CLONE_NEWNET) == 0)
 		execvp(argv[0], argv);
 	_exit(127);
 }

@@ -114,14 +114,18 @@ static int method_topology(struct kb_topo *t, const char *method, struct kb_epol
 	struct kb_napi got[KB_MAX_DEV_NAPI];
 	size_t na = 0, nb = 0;
 	bool set_napi;
-	int err = kb_topo_create(t, 1, why, size);
+	int err = kb_net_target_dev()
+			  ? kb_topo_remote(t, kb_net_target_dev(), kb_net_target_peer(), why, size)
+			  : kb_topo_create(t, 1, why, size);
 
 	if (err)
 		return err;
 	method_config(method, &nc, ep, &set_napi);
+	/* On a real NIC only the local end is ours to configure. */
 	if (set_napi &&
 	    ((err = kb_napi_configure(t->ns_a, t->ifindex_a, &nc, got, &na, why, size)) ||
-	     (err = kb_napi_configure(t->ns_b, t->ifindex_b, &nc, got, &nb, why, size))))
+	     (t->ns_b >= 0 &&
+	      (err = kb_napi_configure(t->ns_b, t->ifindex_b, &nc, got, &nb, why, size)))))
 		return err;
 	if (set_napi)
 		snprintf(napi, napi_size,
@@ -218,7 +222,8 @@ static void rr_facts(void *state, struct kb_result *r)
 	fact_num(r, "lost", "%.0f", (double)s->total.lost);
 	kb_result_add_fact(r, "napi", s->napi);
 	kb_result_add_fact(r, "epoll", s->epoll);
-	kb_result_add_fact(r, "device", "veth (software NAPI: no hardware IRQs)");
+	kb_result_add_fact(r, "device", s->topo.ns_a >= 0 ? "veth (software NAPI: no hardware IRQs)"
+							 : s->topo.dev_a);
 }
 
 /* ---- net/napi/bulk: iperf3 TCP throughput per method ---- */
@@ -249,6 +254,8 @@ static int bulk_setup(void *state, const struct kb_case *c, char *why, size_t si
 	s->server = 0;
 	if (err)
 		return err;
+	if (s->topo.ns_b < 0)
+		return 0;	/* the peer runs iperf3 -s */
 	return kb_iperf_server(&s->topo, &s->server, why, size) ? -EIO : 0;
 }
 

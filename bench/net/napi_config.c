@@ -1,9 +1,11 @@
 #include "napi_config.h"
 #include "netdev_uapi.h"
 #include "topology.h"
+#include "../undo.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int in_ns(int ns, unsigned ifindex, const struct kb_napi_config *c, struct kb_napi *got,
@@ -38,9 +40,58 @@ static int in_ns(int ns, unsigned ifindex, const struct kb_napi_config *c, struc
 	return err;
 }
 
+/* What one device's NAPIs were set to before kbench changed them. */
+struct saved {
+	int ns;
+	unsigned ifindex;
+	size_t n;
+	struct kb_napi old[KB_MAX_DEV_NAPI];
+};
+
+static void restore(void *arg)
+{
+	struct saved *s = arg;
+	struct kb_genl g;
+
+	if (kb_netns_enter(s->ns))
+		return;
+	if (!kb_genl_open(&g, "netdev")) {
+		for (size_t i = 0; i < s->n; i++) {
+			struct kb_napi_config c = {
+				s->old[i].has_defer ? (int64_t)s->old[i].defer_hard_irqs : -1,
+				s->old[i].has_gro_flush ? (int64_t)s->old[i].gro_flush_timeout : -1,
+				s->old[i].has_irq_suspend ? (int64_t)s->old[i].irq_suspend_timeout : -1,
+			};
+
+			kb_napi_set(&g, s->old[i].id, &c);
+		}
+		kb_genl_close(&g);
+	}
+	kb_netns_leave();
+}
+
 int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
 		      struct kb_napi *got, size_t *n, char *why, size_t size)
 {
+	struct saved *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s) {
+		snprintf(why, size, "out of memory");
+		return -ENOMEM;
+	}
+	s->ns = ns;
+	s->ifindex = ifindex;
+	err = in_ns(ns, ifindex, NULL, s->old, &s->n, why, size);
+	/* The restore is registered before the first change (a real NIC keeps its settings). */
+	if (!err && kb_undo_push("restore per-NAPI settings", restore, s)) {
+		snprintf(why, size, "out of memory");
+		err = -ENOMEM;
+	}
+	if (err) {
+		free(s);
+		return err;
+	}
 	return in_ns(ns, ifindex, c, got, n, why, size);
 }
 

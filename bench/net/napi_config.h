@@ -9,8 +9,9 @@
 #define KB_MAX_DEV_NAPI 16
 
 /*
- * napi-set c on every NAPI instance of ifindex in namespace ns, then reads
- * them back into got (*n of them). 0, or -errno with why.
+ * napi-set c on every NAPI instance of ifindex in namespace ns (-1: this
+ * one), then reads them back into got (*n of them). The old values are put
+ * back by the undo list. 0, or -errno with why.
  */
 int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
 		      struct kb_napi *got, size_t *n, char *why, size_t size);

@@ -65,13 +65,12 @@ static int full_io(int fd, char *buf, bool write_it)
 	return 0;
 }
 
-static void *serve(void *arg)
+/* Echoes until stop, an error, a closed TCP stream, a signal or the deadline (ns, 0: none). */
+static void serve_until(struct kb_rr *rr, uint64_t deadline)
 {
-	struct kb_rr *rr = arg;
 	char buf[MSG];
 
-	rr->server_tid = (pid_t)syscall(SYS_gettid);
-	while (!rr->stop) {
+	while (!rr->stop && !kb_stop_requested() && (!deadline || kb_now_ns() < deadline)) {
 		struct epoll_event ev;
 		struct sockaddr_in from;
 		socklen_t len = sizeof(from);
@@ -90,6 +89,14 @@ static void *serve(void *arg)
 				sendto(rr->server_fd, buf, (size_t)got, 0, (struct sockaddr *)&from, len);
 		}
 	}
+}
+
+static void *serve(void *arg)
+{
+	struct kb_rr *rr = arg;
+
+	rr->server_tid = (pid_t)syscall(SYS_gettid);
+	serve_until(rr, 0);
 	return NULL;
 }
 
@@ -113,31 +120,51 @@ static int fail(struct kb_rr *rr, int err, const char *what, char *why, size_t s
 	return err;
 }
 
+/* The local echo server on side b (veth mode only). */
+static int start_server(struct kb_rr *rr, const struct kb_topo *t, char *why, size_t size)
+{
+	struct sockaddr_in server = addr_of(t->addr_b);
+	int one = 1;
+
+	rr->server_fd = socket_in(t->ns_b, rr->tcp ? SOCK_STREAM : SOCK_DGRAM);
+	if (rr->server_fd < 0)
+		return fail(rr, rr->server_fd, "server socket", why, size);
+	setsockopt(rr->server_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(rr->server_fd, (struct sockaddr *)&server, sizeof(server)))
+		return fail(rr, -errno, "binding the server", why, size);
+	if (rr->tcp && listen(rr->server_fd, 1))
+		return fail(rr, -errno, "listen", why, size);
+	return 0;
+}
+
 int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 		const struct kb_epoll_params *ep, char *why, size_t size)
 {
 	struct sockaddr_in server = addr_of(t->addr_b);
 	struct timeval tmo = { .tv_sec = 1 };
+	bool local = t->ns_b >= 0;	/* else the peer runs kbench napi serve */
 	int one = 1, err;
 
 	memset(rr, 0, sizeof(*rr));
 	rr->tcp = tcp;
 	rr->ep = *ep;
 	rr->client_fd = rr->server_fd = rr->listen_fd = rr->client_ep = rr->server_ep = -1;
-	rr->server_fd = socket_in(t->ns_b, tcp ? SOCK_STREAM : SOCK_DGRAM);
-	if (rr->server_fd < 0)
-		return fail(rr, rr->server_fd, "server socket", why, size);
-	setsockopt(rr->server_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(rr->server_fd, (struct sockaddr *)&server, sizeof(server)))
-		return fail(rr, -errno, "binding the server", why, size);
-	if (tcp && listen(rr->server_fd, 1))
-		return fail(rr, -errno, "listen", why, size);
+	if (local && (err = start_server(rr, t, why, size)))
+		return err;
 	rr->client_fd = socket_in(t->ns_a, tcp ? SOCK_STREAM : SOCK_DGRAM);
 	if (rr->client_fd < 0)
 		return fail(rr, rr->client_fd, "client socket", why, size);
 	setsockopt(rr->client_fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	if (connect(rr->client_fd, (struct sockaddr *)&server, sizeof(server)))
-		return fail(rr, -errno, "connecting to the server", why, size);
+		return fail(rr, -errno, local ? "connecting to the server"
+					      : "connecting to the peer (is kbench napi serve running?)",
+			    why, size);
+	if (tcp)
+		setsockopt(rr->client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if ((rr->client_ep = make_epoll(rr->client_fd, ep)) < 0)
+		return fail(rr, rr->client_ep, "client epoll (EPIOCSPARAMS)", why, size);
+	if (!local)
+		return 0;
 	if (tcp) {
 		rr->listen_fd = rr->server_fd;
 		rr->server_fd = accept4(rr->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -145,10 +172,7 @@ int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 			return fail(rr, -errno, "accept", why, size);
 		setsockopt(rr->server_fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 		setsockopt(rr->server_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		setsockopt(rr->client_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	if ((rr->client_ep = make_epoll(rr->client_fd, ep)) < 0)
-		return fail(rr, rr->client_ep, "client epoll (EPIOCSPARAMS)", why, size);
 	if ((rr->server_ep = make_epoll(rr->server_fd, ep)) < 0)
 		return fail(rr, rr->server_ep, "server epoll (EPIOCSPARAMS)", why, size);
 	err = pthread_create(&rr->server, NULL, serve, rr);
@@ -159,6 +183,49 @@ int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 	for (int i = 0; i < 1000 && !__atomic_load_n(&rr->server_tid, __ATOMIC_ACQUIRE); i++)
 		usleep(1000);
 	return 0;
+}
+
+int kb_rr_serve(const char *bind_addr, bool tcp, const struct kb_epoll_params *ep,
+		unsigned seconds, char *why, size_t size)
+{
+	struct kb_topo here = { .ns_a = -1, .ns_b = -1, .addr_b = bind_addr };
+	struct kb_rr rr;
+	uint64_t end = kb_now_ns() + (uint64_t)seconds * 1000000000ull;
+	int err;
+
+	memset(&rr, 0, sizeof(rr));
+	rr.tcp = tcp;
+	rr.client_fd = rr.server_fd = rr.listen_fd = rr.client_ep = rr.server_ep = -1;
+	struct timeval tmo = { .tv_sec = 1 };
+
+	if ((err = start_server(&rr, &here, why, size)))
+		return err;
+	/* accept() and reads wake up every second to look at the deadline and signals. */
+	setsockopt(rr.server_fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	/* One client at a time, each until it goes away; bounded by seconds and signals. */
+	while (!kb_stop_requested() && kb_now_ns() < end) {
+		if (tcp) {
+			rr.server_fd = accept4(rr.listen_fd >= 0 ? rr.listen_fd : (rr.listen_fd = rr.server_fd),
+					       NULL, NULL, SOCK_CLOEXEC);
+			if (rr.server_fd < 0)
+				continue;
+		}
+		if ((rr.server_ep = make_epoll(rr.server_fd, ep)) < 0) {
+			err = rr.server_ep;
+			snprintf(why, size, "epoll (EPIOCSPARAMS): %s", strerror(-err));
+			break;
+		}
+		rr.stop = false;
+		serve_until(&rr, end);
+		close(rr.server_ep);
+		rr.server_ep = -1;
+		if (!tcp)
+			break;
+		close(rr.server_fd);
+		rr.server_fd = -1;
+	}
+	kb_rr_stop(&rr);
+	return err;
 }
 
 void kb_rr_stop(struct kb_rr *rr)

@@ -1,7 +1,7 @@
 /*
  * Request/response traffic between the two namespaces of a kb_topo: an
- * echo server thread on side b, the client on the calling thread on side
- * a, 32-byte messages over UDP or TCP, each side waiting in epoll_wait()
+ * echo server thread on side b (or kbench napi serve on a peer machine),
+ * the client on the calling thread on side a, 32-byte messages over UDP or TCP, each side waiting in epoll_wait()
  * with the epoll busy-poll parameters given (EPIOCSPARAMS).
  */
 #ifndef KB_RR_H
@@ -38,6 +38,13 @@ struct kb_rr_window {
 int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 		const struct kb_epoll_params *ep, char *why, size_t size);
 void kb_rr_stop(struct kb_rr *rr);
+
+/*
+ * The peer side of --net-peer: an echo server on bind_addr (UDP, or TCP one
+ * client at a time) for at most seconds or until SIGINT/SIGTERM.
+ */
+int kb_rr_serve(const char *bind_addr, bool tcp, const struct kb_epoll_params *ep,
+		unsigned seconds, char *why, size_t size);
 
 /*
  * Runs requests for at most max_ns or max_requests, closed loop (rate 0:

@@ -19,8 +19,49 @@
 
 static __thread int home_ns = -1;	/* the namespace the thread came from */
 
+static const char *target_dev, *target_peer;
+
+void kb_net_target_set(const char *dev, const char *peer)
+{
+	target_dev = dev;
+	target_peer = peer;
+}
+
+const char *kb_net_target_dev(void)
+{
+	return target_dev;
+}
+
+const char *kb_net_target_peer(void)
+{
+	return target_peer;
+}
+
+int kb_topo_remote(struct kb_topo *t, const char *dev, const char *peer, char *why, size_t size)
+{
+	struct in_addr in;
+
+	memset(t, 0, sizeof(*t));
+	t->ns_a = t->ns_b = -1;
+	snprintf(t->dev_a, sizeof(t->dev_a), "%s", dev);
+	t->ifindex_a = if_nametoindex(dev);
+	t->addr_a = "0.0.0.0";
+	t->addr_b = peer;
+	if (!t->ifindex_a) {
+		snprintf(why, size, "--net-dev %s: %s", dev, strerror(errno));
+		return -ENODEV;
+	}
+	if (inet_pton(AF_INET, peer, &in) != 1) {
+		snprintf(why, size, "--net-peer %s: not an IPv4 address", peer);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int kb_netns_enter(int fd)
 {
+	if (fd < 0)
+		return 0;
 	if (home_ns < 0 && (home_ns = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	return setns(fd, CLONE_NEWNET) ? -errno : 0;

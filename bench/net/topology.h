@@ -26,7 +26,23 @@ struct kb_topo {
  */
 int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size);
 
-/* Moves the calling thread into namespace fd (kb_topo_leave to come back). 0 or -errno. */
+/*
+ * The --net-dev/--net-peer mode: no namespaces (ns_a = ns_b = -1, "this
+ * namespace"), side a is the real device dev, side b the peer machine at
+ * address peer (running `kbench napi serve` and `iperf3 -s`). 0, or
+ * -errno with why.
+ */
+int kb_topo_remote(struct kb_topo *t, const char *dev, const char *peer, char *why, size_t size);
+
+/* The device and peer of --net-dev/--net-peer, or NULL (the default: veth). */
+void kb_net_target_set(const char *dev, const char *peer);
+const char *kb_net_target_dev(void);
+const char *kb_net_target_peer(void);
+
+/*
+ * Moves the calling thread into namespace fd (kb_netns_leave to come back;
+ * fd -1: stay). 0 or -errno.
+ */
 int kb_netns_enter(int fd);
 void kb_netns_leave(void);
 
