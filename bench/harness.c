@@ -353,19 +353,27 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
  * A failed case leaves the results: its skip entry says "failed: why".
  * Results after it move down one, so the other cases' indexes follow.
  */
+/*
+ * A case that stopped: stored as skipped with the reason. A benchmark that
+ * found the kernel lacks what this one case needs returns -EOPNOTSUPP from
+ * setup (a skip, "kernel lacks ..."); any other error is a failure.
+ */
 static int drop_failed(struct collect_arg *a, struct case_ctx *x, struct kb_run *run,
-		       int *failed)
+		       int *failed, int why_err)
 {
 	char reason[300];
+	bool lacks = why_err == -EOPNOTSUPP;
 
-	kb_err("%s %s: failed: %s", x->c.bench->name, x->c.canonical, x->why);
-	(*failed)++;
+	if (!lacks) {
+		kb_err("%s %s: failed: %s", x->c.bench->name, x->c.canonical, x->why);
+		(*failed)++;
+	}
 	x->done = true;
 	kb_run_remove_result(run, x->result);
 	for (size_t i = 0; i < a->n; i++)
 		if (!a->cases[i].done && a->cases[i].result > x->result)
 			a->cases[i].result--;
-	snprintf(reason, sizeof(reason), "failed: %s", x->why);
+	snprintf(reason, sizeof(reason), "%s%s", lacks ? "" : "failed: ", x->why);
 	return kb_run_add_skip(run, x->c.bench->name, x->c.canonical, reason);
 }
 
@@ -404,8 +412,10 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 				continue;
 			p.done = (int)i;
 			progress_show(&p, &x->c, round + 1, rounds - extra);
-			if (run_round(x, run, (int)(round + extra)))
-				err = drop_failed(&a, x, run, failed);
+			int rerr = run_round(x, run, (int)(round + extra));
+
+			if (rerr)
+				err = drop_failed(&a, x, run, failed, rerr);
 		}
 	}
 	progress_clear(&p);

@@ -39,6 +39,7 @@ static const struct kb_method methods[] = {
 static const struct kb_axis rr_axes[] = {
 	{ "proto", "udp", "udp,tcp" },
 	{ "load", "max", "5000,max" },	/* requests/s, or max: closed loop */
+	{ "threaded", "0", "0,1" },	/* 1: threaded NAPI (napi-set threaded) */
 	{ NULL, NULL, NULL },
 };
 
@@ -107,13 +108,15 @@ static void cpu_ticks(unsigned long long *softirq, unsigned long long *total)
  * A fresh veth pair with the method's NAPI settings on both ends (read back
  * into napi) and its epoll parameters in *ep. 0, or -errno with why.
  */
-static int method_topology(struct kb_topo *t, const char *method, struct kb_epoll_params *ep,
-			   char *napi, size_t napi_size, char *why, size_t size)
+static int method_topology(struct kb_topo *t, const char *method, bool threaded,
+			   struct kb_epoll_params *ep, char *napi, size_t napi_size, char *why,
+			   size_t size)
 {
 	struct kb_napi_config nc;
 	struct kb_napi got[KB_MAX_DEV_NAPI];
 	size_t na = 0, nb = 0;
 	bool set_napi;
+	uint64_t accepted = 0;
 	int err = kb_net_target_dev()
 			  ? kb_topo_remote(t, kb_net_target_dev(), kb_net_target_peer(), why, size)
 			  : kb_topo_create(t, 1, why, size);
@@ -121,6 +124,16 @@ static int method_topology(struct kb_topo *t, const char *method, struct kb_epol
 	if (err)
 		return err;
 	method_config(method, &nc, ep, &set_napi);
+	if (threaded) {
+		if (kb_genl_policy_attrs(NETDEV_FAMILY_NAME, NETDEV_CMD_NAPI_SET, &accepted, why, size) ||
+		    !(accepted & (1ull << NETDEV_A_NAPI_THREADED))) {
+			snprintf(why, size, "kernel lacks threaded in napi-set (attribute %d, after "
+					    "6.13; 6.13 has it only in sysfs)", NETDEV_A_NAPI_THREADED);
+			return -EOPNOTSUPP;
+		}
+		nc.threaded = 1;
+		set_napi = true;
+	}
 	/* On a real NIC only the local end is ours to configure. */
 	if (set_napi &&
 	    ((err = kb_napi_configure(t->ns_a, t->ifindex_a, &nc, got, &na, why, size)) ||
@@ -129,9 +142,10 @@ static int method_topology(struct kb_topo *t, const char *method, struct kb_epol
 		return err;
 	if (set_napi)
 		snprintf(napi, napi_size,
-			 "defer-hard-irqs=%u gro-flush-timeout=%llu irq-suspend-timeout=%llu on %zu NAPIs",
+			 "defer-hard-irqs=%u gro-flush-timeout=%llu irq-suspend-timeout=%llu "
+			 "threaded=%u on %zu NAPIs",
 			 got[0].defer_hard_irqs, (unsigned long long)got[0].gro_flush_timeout,
-			 (unsigned long long)got[0].irq_suspend_timeout, na + nb);
+			 (unsigned long long)got[0].irq_suspend_timeout, got[0].threaded, na + nb);
 	else
 		snprintf(napi, napi_size, "defaults");
 	return 0;
@@ -141,7 +155,8 @@ static int rr_setup(void *state, const struct kb_case *c, char *why, size_t size
 {
 	struct rr_state *s = state;
 	struct kb_epoll_params ep;
-	int err = method_topology(&s->topo, c->method->name, &ep, s->napi, sizeof(s->napi), why, size);
+	int err = method_topology(&s->topo, c->method->name, kb_case_long(c, "threaded") == 1, &ep,
+				  s->napi, sizeof(s->napi), why, size);
 
 	if (err)
 		return err;
@@ -249,7 +264,8 @@ static int bulk_setup(void *state, const struct kb_case *c, char *why, size_t si
 {
 	struct bulk_state *s = state;
 	struct kb_epoll_params ep;
-	int err = method_topology(&s->topo, c->method->name, &ep, s->napi, sizeof(s->napi), why, size);
+	int err = method_topology(&s->topo, c->method->name, false, &ep, s->napi, sizeof(s->napi),
+				  why, size);
 
 	s->server = 0;
 	if (err)

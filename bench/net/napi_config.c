@@ -61,6 +61,7 @@ static void restore(void *arg)
 				s->old[i].has_defer ? (int64_t)s->old[i].defer_hard_irqs : -1,
 				s->old[i].has_gro_flush ? (int64_t)s->old[i].gro_flush_timeout : -1,
 				s->old[i].has_irq_suspend ? (int64_t)s->old[i].irq_suspend_timeout : -1,
+				s->old[i].has_threaded ? (int64_t)s->old[i].threaded : -1,
 			};
 
 			kb_napi_set(&g, s->old[i].id, &c);

@@ -45,6 +45,10 @@ static void parse_napi(const struct nlmsghdr *nlh, struct kb_napi *x)
 			x->irq_suspend_timeout = kb_genl_uint(a);
 			x->has_irq_suspend = true;
 			break;
+		case NETDEV_A_NAPI_THREADED:
+			x->threaded = mnl_attr_get_u32(a);
+			x->has_threaded = true;
+			break;
 		}
 	}
 }
@@ -132,6 +136,8 @@ int kb_napi_set(struct kb_genl *g, uint32_t id, const struct kb_napi_config *c)
 	if (c->irq_suspend_timeout >= 0)
 		mnl_attr_put_u64(nlh, NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT,
 				 (uint64_t)c->irq_suspend_timeout);
+	if (c->threaded >= 0)
+		mnl_attr_put_u32(nlh, NETDEV_A_NAPI_THREADED, (uint32_t)c->threaded);
 	return kb_genl_talk(g, nlh, NULL, NULL);
 }
 

@@ -9,7 +9,8 @@
 
 struct kb_napi {
 	uint32_t id, ifindex, irq, pid;
-	bool has_defer, has_gro_flush, has_irq_suspend, has_irq, has_pid;
+	bool has_defer, has_gro_flush, has_irq_suspend, has_irq, has_pid, has_threaded;
+	uint32_t threaded;		/* 1: NAPI runs in its own kernel thread */
 	uint32_t defer_hard_irqs;
 	uint64_t gro_flush_timeout;	/* ns */
 	uint64_t irq_suspend_timeout;	/* ns */
@@ -17,10 +18,10 @@ struct kb_napi {
 
 /* Values to set; -1 leaves one as it is. */
 struct kb_napi_config {
-	int64_t defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout;
+	int64_t defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, threaded;
 };
 
-#define KB_NAPI_UNCHANGED { -1, -1, -1 }
+#define KB_NAPI_UNCHANGED { -1, -1, -1, -1 }
 
 /*
  * Every NAPI instance of ifindex (0: of every device in this namespace),
