@@ -1,12 +1,9 @@
 #include "topology.h"
+#include "rtnl_ops.h"
 #include "../undo.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libmnl/libmnl.h>
-#include <linux/if_link.h>
-#include <linux/rtnetlink.h>
-#include <linux/veth.h>
 #include <net/if.h>
 #include <arpa/inet.h>
 #include <sched.h>
@@ -92,104 +89,6 @@ static int new_netns(void)
 	return err ? err : fd;
 }
 
-/* One rtnetlink request with an ACK, from the calling thread's namespace. */
-static int rtnl_talk(struct nlmsghdr *nlh)
-{
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
-	char buf[8192];
-	int rc = -1, err = 0;
-
-	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	nlh->nlmsg_seq = (unsigned)time(NULL);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		err = -errno;
-		goto out;
-	}
-	rc = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (rc > 0)
-		rc = mnl_cb_run(buf, (size_t)rc, nlh->nlmsg_seq, mnl_socket_get_portid(nl), NULL, NULL);
-	if (rc < 0)
-		err = -errno;
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	return err;
-}
-
-static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int index)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifi;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = index;
-	return nlh;
-}
-
-/* veth dev_a here, its peer dev_b created straight into namespace peer_ns. */
-static int veth_create(const char *a, const char *b, int peer_ns, unsigned queues)
-{
-	char buf[8192];
-	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	struct nlattr *info, *data, *peer;
-	struct ifinfomsg *pi;
-
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, a);
-	mnl_attr_put_u32(nlh, IFLA_NUM_RX_QUEUES, queues);
-	mnl_attr_put_u32(nlh, IFLA_NUM_TX_QUEUES, queues);
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
-	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	peer = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
-	/* The peer attribute starts with its own ifinfomsg. */
-	pi = mnl_nlmsg_put_extra_header(nlh, sizeof(*pi));
-	pi->ifi_family = AF_UNSPEC;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, b);
-	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)peer_ns);
-	mnl_attr_put_u32(nlh, IFLA_NUM_RX_QUEUES, queues);
-	mnl_attr_put_u32(nlh, IFLA_NUM_TX_QUEUES, queues);
-	mnl_attr_nest_end(nlh, peer);
-	mnl_attr_nest_end(nlh, data);
-	mnl_attr_nest_end(nlh, info);
-	return rtnl_talk(nlh);
-}
-
-static int link_up(int index)
-{
-	char buf[8192];
-	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, 0, index);
-	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
-	return rtnl_talk(nlh);
-}
-
-static int addr_add(int index, const char *addr)
-{
-	char buf[8192];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifaddrmsg *ifa;
-	struct in_addr in;
-
-	inet_pton(AF_INET, addr, &in);
-	nlh->nlmsg_type = RTM_NEWADDR;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
-	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	ifa->ifa_family = AF_INET;
-	ifa->ifa_prefixlen = 24;
-	ifa->ifa_index = (unsigned)index;
-	mnl_attr_put(nlh, IFA_LOCAL, sizeof(in), &in);
-	mnl_attr_put(nlh, IFA_ADDRESS, sizeof(in), &in);
-	return rtnl_talk(nlh);
-}
-
 int kb_netns_exec(int fd, char *const argv[], char *why, size_t size)
 {
 	pid_t pid = fork();
@@ -233,21 +132,27 @@ static int hold(int fd)
 	return kb_undo_push("close a benchmark network namespace", close_fd, arg);
 }
 
-/* Inside ns: lo up, dev up with addr; its ifindex in *index. */
+/* Inside ns: lo up, dev up with addr/24; its ifindex in *index. */
 static int configure(int ns, const char *dev, const char *addr, unsigned *index)
 {
+	struct kb_rtnl r = { 0 };
+	struct in_addr in;
 	int err = kb_netns_enter(ns);
 
+	inet_pton(AF_INET, addr, &in);
+	if (!err)
+		err = kb_rtnl_open(&r);
 	if (!err) {
 		*index = if_nametoindex(dev);
 		err = *index ? 0 : -errno;
 	}
 	if (!err)
-		err = link_up((int)if_nametoindex("lo"));
+		err = kb_rtnl_link_up(&r, if_nametoindex("lo"), true);
 	if (!err)
-		err = link_up((int)*index);
+		err = kb_rtnl_link_up(&r, *index, true);
 	if (!err)
-		err = addr_add((int)*index, addr);
+		err = kb_rtnl_addr(&r, *index, ntohl(in.s_addr), 24, true);
+	kb_rtnl_close(&r);
 	kb_netns_leave();
 	return err;
 }
@@ -278,8 +183,14 @@ int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 		return err;
 	}
 	err = kb_netns_enter(t->ns_a);
-	if (!err)
-		err = veth_create(t->dev_a, t->dev_b, t->ns_b, queues ? queues : 1);
+	if (!err) {
+		struct kb_rtnl r;
+
+		err = kb_rtnl_open(&r);
+		if (!err)
+			err = kb_rtnl_veth_add(&r, t->dev_a, t->dev_b, t->ns_b, queues ? queues : 1);
+		kb_rtnl_close(&r);
+	}
 	kb_netns_leave();
 	if (err) {
 		snprintf(why, size, "creating veth %s/%s: %s", t->dev_a, t->dev_b, strerror(-err));
