@@ -6,6 +6,7 @@ extern const struct kb_bench kb_bpf_stack[];
 extern const struct kb_bench kb_bpf_slab[];
 extern const struct kb_bench kb_bpf_uptr[];
 extern const struct kb_bench kb_net_napi[];
+extern const struct kb_bench kb_net_rtnl[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
@@ -14,6 +15,7 @@ const struct kb_family kb_families[] = {
 	{ "bpf/slab", kb_bpf_slab },
 	{ "bpf/uptr", kb_bpf_uptr },
 	{ "net/napi", kb_net_napi },
+	{ "net/rtnl", kb_net_rtnl },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };

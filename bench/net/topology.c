@@ -70,8 +70,7 @@ void kb_netns_leave(void)
 		setns(home_ns, CLONE_NEWNET);
 }
 
-/* A new network namespace, held by the returned fd; the thread stays where it was. */
-static int new_netns(void)
+int kb_netns_new(void)
 {
 	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC), fd = -1, err = 0;
 
@@ -122,7 +121,7 @@ static void close_fd(void *arg)
 	close(*(int *)arg);
 }
 
-static int hold(int fd)
+int kb_netns_hold(int fd)
 {
 	int *arg = malloc(sizeof(*arg));
 
@@ -168,14 +167,14 @@ int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 	t->addr_b = "10.223.0.2";
 	snprintf(t->dev_a, sizeof(t->dev_a), "kb%da%u", (int)getpid() % 100000, serial % 100);
 	snprintf(t->dev_b, sizeof(t->dev_b), "kb%db%u", (int)getpid() % 100000, serial++ % 100);
-	if ((t->ns_a = new_netns()) < 0 || hold(t->ns_a)) {
+	if ((t->ns_a = kb_netns_new()) < 0 || kb_netns_hold(t->ns_a)) {
 		err = t->ns_a < 0 ? t->ns_a : -ENOMEM;
 		snprintf(why, size, "creating a network namespace: %s", strerror(-err));
 		if (t->ns_a >= 0)
 			close(t->ns_a);
 		return err;
 	}
-	if ((t->ns_b = new_netns()) < 0 || hold(t->ns_b)) {
+	if ((t->ns_b = kb_netns_new()) < 0 || kb_netns_hold(t->ns_b)) {
 		err = t->ns_b < 0 ? t->ns_b : -ENOMEM;
 		snprintf(why, size, "creating a network namespace: %s", strerror(-err));
 		if (t->ns_b >= 0)

@@ -26,6 +26,12 @@ struct kb_topo {
  */
 int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size);
 
+/* A new network namespace, held by the returned fd (or -errno); the thread stays where it was. */
+int kb_netns_new(void);
+
+/* Closes fd when the undo list runs (end of round, exit, signal). 0 or -ENOMEM. */
+int kb_netns_hold(int fd);
+
 /*
  * The --net-dev/--net-peer mode: no namespaces (ns_a = ns_b = -1, "this
  * namespace"), side a is the real device dev, side b the peer machine at
