@@ -1,5 +1,6 @@
 #include "report_text.h"
 #include "report_latency.h"
+#include "report_scaling.h"
 #include "stats.h"
 
 #include <math.h>
@@ -202,6 +203,7 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 		build_table(&t, run, r->benchmark);
 		print_table(out, &t, r);
 		kb_report_latency(out, run, r->benchmark);
+		kb_report_scaling(out, run, r->benchmark);
 	}
 	if (run->nskipped) {
 		fprintf(out, "\nskipped:\n");

@@ -1,0 +1,37 @@
+/* net/rtnl/ops through kbench run: both methods, real rates, the lock-wait collector and the RTNL fact. */
+#include "helpers.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+Test(rtnl, both_methods_with_rates_and_lock_wait, .timeout = 120)
+{
+	static struct cli_result r;
+	cJSON *doc, *it;
+	int per = 0, shared = 0;
+
+	run_cli(&r, "run -f net/rtnl/ops -r 3 --no-store -q -J");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
+		cJSON *facts = cJSON_GetObjectItem(it, "facts");
+		const char *m = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "params"), "method")->valuestring;
+		const char *rtnl = cJSON_GetObjectItem(facts, "per_netns_rtnl")->valuestring;
+		const char *wait = cJSON_GetObjectItem(facts, "lock_wait_ns_per_op")->valuestring;
+
+		per += !strcmp(m, "per_netns");
+		shared += !strcmp(m, "shared_netns");
+		/* Thousands of address add/delete per second at the least, on any machine. */
+		cr_expect_gt(cJSON_GetObjectItem(cJSON_GetObjectItem(it, "summary"), "median")->valuedouble,
+			     1000.0);
+		cr_expect(!strncmp(rtnl, "yes", 3) || !strncmp(rtnl, "no", 2), "%s", rtnl);
+		cr_expect(strtod(wait, NULL) >= 0.0 && strncmp(wait, "not", 3), "lock wait: %s", wait);
+	}
+	cr_expect_eq(per, 2, "threads 1 and 2, per_netns");
+	cr_expect_eq(shared, 2);
+	cr_expect_not_null(strstr(r.out, "per_thread_ops_per_s"));
+	cJSON_Delete(doc);
+}
