@@ -6,7 +6,7 @@ BUILD := build
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
 	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
-	libmnl-dev iperf3 ethtool
+	libmnl-dev iperf3 ethtool iproute2
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz

@@ -12,7 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define PORT "5299"
 /* A client that cannot connect yet (server starting) retries this often. */
 #define CONNECT_TRIES 50
 
@@ -36,18 +35,24 @@ static pid_t spawn_in(int ns, char *const argv[], int out_fd)
 	_exit(127);
 }
 
-int kb_iperf_server(const struct kb_topo *t, pid_t *pid, char *why, size_t size)
+int kb_iperf_server_port(const struct kb_topo *t, int port, pid_t *pid, char *why, size_t size)
 {
-	char addr[32];
-	char *argv[] = { "iperf3", "-s", "-1", "-B", addr, "-p", PORT, NULL };
+	char addr[32], p[16];
+	char *argv[] = { "iperf3", "-s", "-1", "-B", addr, "-p", p, NULL };
 
 	snprintf(addr, sizeof(addr), "%s", t->addr_b);
+	snprintf(p, sizeof(p), "%d", port);
 	*pid = spawn_in(t->ns_b, argv, -1);
 	if (*pid < 0) {
 		snprintf(why, size, "fork: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+int kb_iperf_server(const struct kb_topo *t, pid_t *pid, char *why, size_t size)
+{
+	return kb_iperf_server_port(t, KB_IPERF_PORT, pid, why, size);
 }
 
 void kb_iperf_server_stop(pid_t pid)
@@ -65,25 +70,39 @@ static double num(const cJSON *o, const char *a, const char *b, const char *c)
 	return cJSON_IsNumber(x) ? x->valuedouble : 0.0;
 }
 
-/* One client run; 1 when it could not connect (the caller retries). */
-static int run_once(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_result *r,
-		    char *why, size_t size)
-{
-	char addr[32], n[32], *out = NULL;
-	char *argv[] = { "iperf3", "-c", addr, "-p", PORT, "-n", n, "-J", NULL };
-	size_t len = 0, cap = 0;
-	int p[2], st;
+/* A client started with its JSON going into a pipe. */
+struct client {
 	pid_t pid;
-	cJSON *doc;
+	int fd;
+};
+
+static int start_client(const struct kb_topo *t, int port, const char *flag, const char *amount,
+			struct client *c, char *why, size_t size)
+{
+	char addr[32], p[16], a[32];
+	char *argv[] = { "iperf3", "-c", addr, "-p", p, (char *)flag, a, "-J", NULL };
+	int fds[2];
 
 	snprintf(addr, sizeof(addr), "%s", t->addr_b);
-	snprintf(n, sizeof(n), "%llu", (unsigned long long)bytes);
-	if (pipe2(p, O_CLOEXEC)) {
+	snprintf(p, sizeof(p), "%d", port);
+	snprintf(a, sizeof(a), "%s", amount);
+	if (pipe2(fds, O_CLOEXEC)) {
 		snprintf(why, size, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid = spawn_in(t->ns_a, argv, p[1]);
-	close(p[1]);
+	c->pid = spawn_in(t->ns_a, argv, fds[1]);
+	close(fds[1]);
+	c->fd = fds[0];
+	return 0;
+}
+
+/* Reads the client's JSON and reaps it; 1 when it could not connect (retry). */
+static int finish_client(struct client *c, struct kb_iperf_result *r, char *why, size_t size)
+{
+	size_t len = 0, cap = 0;
+	char *out = NULL;
+	cJSON *doc;
+
 	for (;;) {
 		ssize_t got;
 
@@ -94,13 +113,13 @@ static int run_once(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_res
 				break;
 			out = bigger;
 		}
-		got = read(p[0], out + len, cap - len - 1);
+		got = read(c->fd, out + len, cap - len - 1);
 		if (got <= 0)
 			break;
 		len += (size_t)got;
 	}
-	close(p[0]);
-	waitpid(pid, &st, 0);
+	close(c->fd);
+	waitpid(c->pid, NULL, 0);
 	if (out)
 		out[len] = '\0';
 	doc = out ? cJSON_Parse(out) : NULL;
@@ -109,7 +128,8 @@ static int run_once(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_res
 		const cJSON *e = doc ? cJSON_GetObjectItem(doc, "error") : NULL;
 		int retry = e && cJSON_IsString(e) && strstr(e->valuestring, "connect");
 
-		snprintf(why, size, "iperf3: %s", cJSON_IsString(e) ? e->valuestring : "no JSON output (installed? make setup)");
+		snprintf(why, size, "iperf3: %s",
+			 cJSON_IsString(e) ? e->valuestring : "no JSON output (installed? make setup)");
 		cJSON_Delete(doc);
 		return retry ? 1 : -1;
 	}
@@ -124,12 +144,43 @@ static int run_once(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_res
 int kb_iperf_client(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_result *r,
 		    char *why, size_t size)
 {
+	char n[32];
 	int rc = 1;
 
+	snprintf(n, sizeof(n), "%llu", (unsigned long long)bytes);
 	for (int i = 0; i < CONNECT_TRIES && rc == 1; i++) {
-		rc = run_once(t, bytes, r, why, size);
+		struct client c;
+
+		if (start_client(t, KB_IPERF_PORT, "-n", n, &c, why, size))
+			return -1;
+		rc = finish_client(&c, r, why, size);
 		if (rc == 1)
 			usleep(20000);
 	}
 	return rc ? -1 : 0;
+}
+
+int kb_iperf_parallel(const struct kb_topo *t, int first_port, int n, int seconds, double *bps,
+		      char *why, size_t size)
+{
+	struct client c[8];
+	char secs[16];
+	int rc = 0;
+
+	if (n > 8)
+		return -1;
+	/* The servers were just started: give them a moment to listen (bounded). */
+	usleep(100000);
+	snprintf(secs, sizeof(secs), "%d", seconds);
+	for (int i = 0; i < n; i++)
+		if (start_client(t, first_port + i, "-t", secs, &c[i], why, size))
+			return -1;
+	for (int i = 0; i < n; i++) {
+		struct kb_iperf_result r = { 0 };
+
+		if (finish_client(&c[i], &r, why, size))
+			rc = -1;
+		bps[i] = r.bits_per_second;
+	}
+	return rc;
 }

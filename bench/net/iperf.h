@@ -12,19 +12,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define KB_IPERF_PORT 5299
+
 struct kb_iperf_result {
 	double bits_per_second;		/* received */
 	double retransmits;
 	double cpu_sender_pct, cpu_receiver_pct;
 };
 
-/* Starts "iperf3 -s -1" bound to side b's address. 0, or -1 with why. */
+/* Starts "iperf3 -s -1" bound to side b's address (KB_IPERF_PORT, or port). 0, or -1 with why. */
 int kb_iperf_server(const struct kb_topo *t, pid_t *pid, char *why, size_t size);
+int kb_iperf_server_port(const struct kb_topo *t, int port, pid_t *pid, char *why, size_t size);
 /* Stops it (if still running) and reaps it. */
 void kb_iperf_server_stop(pid_t pid);
 
 /* One TCP transfer of bytes from side a to side b. 0, or -1 with why. */
 int kb_iperf_client(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_result *r,
 		    char *why, size_t size);
+
+/*
+ * n clients at once, to ports first_port.., each for seconds; bits/s
+ * received by each into bps[]. 0, or -1 with why.
+ */
+int kb_iperf_parallel(const struct kb_topo *t, int first_port, int n, int seconds, double *bps,
+		      char *why, size_t size);
 
 #endif
