@@ -8,6 +8,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);	/* kernel/probe.c */
 int cmd_slabinfo(int argc, char **argv);
 int cmd_napi(int argc, char **argv);	/* bench/net/cmd_napi.c */
+int cmd_shaper(int argc, char **argv);	/* bench/net/cmd_shaper.c */
 int cmd_runs(int argc, char **argv);	/* results/cmd_results.c */
 int cmd_export(int argc, char **argv);
 int cmd_show(int argc, char **argv);

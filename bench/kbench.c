@@ -17,6 +17,7 @@ static const struct {
 	{ "probe", cmd_probe, "kernel features present/absent with evidence" },
 	{ "slabinfo", cmd_slabinfo, "slab caches through the kmem_cache BPF iterator" },
 	{ "napi", cmd_napi, "per-NAPI settings over netdev netlink: list, set" },
+	{ "shaper", cmd_shaper, "net-shaper netlink: caps, show, set, delete, group" },
 	{ "run", cmd_run, "run benchmarks, store the run, print the report" },
 	{ "calibrate", cmd_calibrate, "run benchmarks repeatedly; noise and detectable change per metric" },
 	{ "runs", cmd_runs, "list stored runs" },

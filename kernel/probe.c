@@ -24,6 +24,7 @@ static const struct kb_feature features[] = {
 	{ "netdev_genl", "the netdev generic netlink family", "6.5", kb_probe_netdev_genl },
 	{ "napi_set", "napi-set (per-NAPI config over netlink)", "6.13", kb_probe_napi_set },
 	{ "napi_irq_suspend", "irq-suspend-timeout in napi-set", "6.13", kb_probe_napi_irq_suspend },
+	{ "net_shaper", "the net-shaper generic netlink family", "6.13", kb_probe_net_shaper },
 	{ "epoll_busy_poll", "epoll busy-poll parameters (EPIOCSPARAMS)", "6.9", kb_probe_epoll_busy_poll },
 };
 

@@ -70,3 +70,16 @@ bool kb_probe_epoll_busy_poll(char *evidence, size_t size)
 	close(ep);
 	return ok;
 }
+
+bool kb_probe_net_shaper(char *evidence, size_t size)
+{
+	struct kb_genl g;
+
+	if (kb_genl_open(&g, "net-shaper")) {
+		snprintf(evidence, size, "%s", g.error);
+		return false;
+	}
+	snprintf(evidence, size, "generic netlink family net-shaper has id %u", g.family);
+	kb_genl_close(&g);
+	return true;
+}

@@ -19,5 +19,6 @@ bool kb_probe_netdev_genl(char *evidence, size_t size);
 bool kb_probe_napi_set(char *evidence, size_t size);
 bool kb_probe_napi_irq_suspend(char *evidence, size_t size);
 bool kb_probe_epoll_busy_poll(char *evidence, size_t size);
+bool kb_probe_net_shaper(char *evidence, size_t size);
 
 #endif

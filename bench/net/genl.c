@@ -165,8 +165,8 @@ int kb_genl_open(struct kb_genl *g, const char *family)
 		if (!err && !id)
 			err = -ENOENT;
 		if (err) {
-			snprintf(g->error, sizeof(g->error), "kernel lacks the %s generic netlink family",
-				 family);
+			snprintf(g->error, sizeof(g->error), "no generic netlink family %s is registered "
+				 "(CTRL_CMD_GETFAMILY: %s)", family, strerror(-err));
 			kb_genl_close(g);
 			return err;
 		}
