@@ -1,6 +1,8 @@
 #include "run.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,4 +222,15 @@ bool kb_direction_parse(const char *s, enum kb_direction *d)
 bool kb_label_valid(const char *label)
 {
 	return *label && strlen(label) < KB_LABEL_MAX && !strpbrk(label, " \t\n,");
+}
+
+int kb_result_add_factf(struct kb_result *r, const char *key, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return kb_result_add_fact(r, key, buf);
 }

@@ -77,6 +77,9 @@ int kb_result_add_sample(struct kb_result *r, double v, bool warmup);
 int kb_result_add_counter(struct kb_result *r, const char *name, bool available,
 			  double per_op);
 int kb_result_add_fact(struct kb_result *r, const char *key, const char *value);
+/* A fact whose value is printf-formatted ("%.1f", v). */
+int kb_result_add_factf(struct kb_result *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 const char *kb_result_fact(const struct kb_result *r, const char *key);
 int kb_run_add_skip(struct kb_run *run, const char *benchmark, const char *params,
 		    const char *reason);

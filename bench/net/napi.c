@@ -212,14 +212,6 @@ static void rr_teardown(void *state)
 	s->started = false;
 }
 
-static void fact_num(struct kb_result *r, const char *key, const char *fmt, double v)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	kb_result_add_fact(r, key, buf);
-}
-
 static void rr_facts(void *state, struct kb_result *r)
 {
 	struct rr_state *s = state;
@@ -227,14 +219,14 @@ static void rr_facts(void *state, struct kb_result *r)
 
 	if (!s->all.n)
 		return;
-	fact_num(r, "p50_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.5) / 1000.0);
-	fact_num(r, "p99_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.99) / 1000.0);
-	fact_num(r, "p999_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.999) / 1000.0);
-	fact_num(r, "requests_per_s", "%.0f", wall > 0 ? (double)s->all.n * 1e9 / wall : 0.0);
-	fact_num(r, "cpu_client_pct", "%.1f", wall > 0 ? 100.0 * (double)s->total.client_cpu_ns / wall : 0.0);
-	fact_num(r, "cpu_server_pct", "%.1f", wall > 0 ? 100.0 * (double)s->total.server_cpu_ns / wall : 0.0);
-	fact_num(r, "softirq_pct", "%.1f", s->ticks ? 100.0 * (double)s->softirq / (double)s->ticks : 0.0);
-	fact_num(r, "lost", "%.0f", (double)s->total.lost);
+	kb_result_add_factf(r, "p50_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.5) / 1000.0);
+	kb_result_add_factf(r, "p99_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.99) / 1000.0);
+	kb_result_add_factf(r, "p999_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.999) / 1000.0);
+	kb_result_add_factf(r, "requests_per_s", "%.0f", wall > 0 ? (double)s->all.n * 1e9 / wall : 0.0);
+	kb_result_add_factf(r, "cpu_client_pct", "%.1f", wall > 0 ? 100.0 * (double)s->total.client_cpu_ns / wall : 0.0);
+	kb_result_add_factf(r, "cpu_server_pct", "%.1f", wall > 0 ? 100.0 * (double)s->total.server_cpu_ns / wall : 0.0);
+	kb_result_add_factf(r, "softirq_pct", "%.1f", s->ticks ? 100.0 * (double)s->softirq / (double)s->ticks : 0.0);
+	kb_result_add_factf(r, "lost", "%.0f", (double)s->total.lost);
 	kb_result_add_fact(r, "napi", s->napi);
 	kb_result_add_fact(r, "epoll", s->epoll);
 	kb_result_add_fact(r, "device", s->topo.ns_a >= 0 ? "veth (software NAPI: no hardware IRQs)"
@@ -311,9 +303,9 @@ static void bulk_facts(void *state, struct kb_result *r)
 
 	if (!s->samples)
 		return;
-	fact_num(r, "retransmits_per_run", "%.1f", s->retransmits / s->samples);
-	fact_num(r, "cpu_sender_pct", "%.1f", s->cpu_sender / s->samples);
-	fact_num(r, "cpu_receiver_pct", "%.1f", s->cpu_receiver / s->samples);
+	kb_result_add_factf(r, "retransmits_per_run", "%.1f", s->retransmits / s->samples);
+	kb_result_add_factf(r, "cpu_sender_pct", "%.1f", s->cpu_sender / s->samples);
+	kb_result_add_factf(r, "cpu_receiver_pct", "%.1f", s->cpu_receiver / s->samples);
 	kb_result_add_fact(r, "napi", s->napi);
 	kb_result_add_fact(r, "tool", "iperf3 -J, 256 MiB per sample");
 }

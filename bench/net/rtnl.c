@@ -261,14 +261,6 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 	return 0;
 }
 
-static void fact_f(struct kb_result *r, const char *key, const char *fmt, double v)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	kb_result_add_fact(r, key, buf);
-}
-
 /* Whether this kernel has the per-netns RTNL (CONFIG_DEBUG_NET_SMALL_RTNL). */
 static void small_rtnl_fact(struct kb_result *r)
 {
@@ -294,13 +286,13 @@ static void rtnl_facts(void *state, struct kb_result *r)
 
 	if (!s->wall_ns)
 		return;
-	fact_f(r, "per_thread_ops_per_s", "%.0f",
+	kb_result_add_factf(r, "per_thread_ops_per_s", "%.0f",
 	       (double)s->ops * 1e9 / (double)s->wall_ns / (double)s->threads);
-	fact_f(r, "slowest_thread_ops_per_s", "%.0f", s->per_thread_min);
-	fact_f(r, "fastest_thread_ops_per_s", "%.0f", s->per_thread_max);
+	kb_result_add_factf(r, "slowest_thread_ops_per_s", "%.0f", s->per_thread_min);
+	kb_result_add_factf(r, "fastest_thread_ops_per_s", "%.0f", s->per_thread_max);
 	if (s->lw) {
-		fact_f(r, "lock_wait_ns_per_op", "%.1f", s->ops ? (double)s->wait_ns / (double)s->ops : 0);
-		fact_f(r, "lock_waits_per_op", "%.4f", s->ops ? (double)s->waits / (double)s->ops : 0);
+		kb_result_add_factf(r, "lock_wait_ns_per_op", "%.1f", s->ops ? (double)s->wait_ns / (double)s->ops : 0);
+		kb_result_add_factf(r, "lock_waits_per_op", "%.4f", s->ops ? (double)s->waits / (double)s->ops : 0);
 	} else {
 		kb_result_add_fact(r, "lock_wait_ns_per_op", s->lw_error);
 	}
@@ -422,7 +414,7 @@ static void churn_facts(void *state, struct kb_result *r)
 	struct churn_state *s = state;
 
 	if (s->samples)
-		fact_f(r, "teardown_us_per_netns", "%.1f", s->teardown_ns / s->samples / 1000.0);
+		kb_result_add_factf(r, "teardown_us_per_netns", "%.1f", s->teardown_ns / s->samples / 1000.0);
 	kb_result_add_fact(r, "what", "unshare(CLONE_NEWNET) + a veth pair inside; teardown deletes "
 				      "the veth (synchronous) and closes the namespace");
 	small_rtnl_fact(r);

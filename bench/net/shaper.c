@@ -113,14 +113,6 @@ static void shaper_teardown(void *state)
 	s->server = 0;
 }
 
-static void fact_f(struct kb_result *r, const char *key, const char *fmt, double v)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	kb_result_add_fact(r, key, buf);
-}
-
 static void rate_facts(void *state, struct kb_result *r)
 {
 	struct rate_state *s = state;
@@ -129,9 +121,9 @@ static void rate_facts(void *state, struct kb_result *r)
 	if (!s->samples)
 		return;
 	mean = s->achieved / s->samples;
-	fact_f(r, "configured_mbit", "%.0f", (double)s->mbit);
-	fact_f(r, "accuracy", "%.3f", mean / (double)s->mbit);
-	fact_f(r, "cpu_pct_per_gbit", "%.1f", mean > 0 ? (s->cpu / s->samples) / (mean / 1000.0) : 0);
+	kb_result_add_factf(r, "configured_mbit", "%.0f", (double)s->mbit);
+	kb_result_add_factf(r, "accuracy", "%.3f", mean / (double)s->mbit);
+	kb_result_add_factf(r, "cpu_pct_per_gbit", "%.1f", mean > 0 ? (s->cpu / s->samples) / (mean / 1000.0) : 0);
 	kb_result_add_fact(r, "where", "egress of the client veth end, in the suite's namespace");
 }
 
