@@ -6,7 +6,7 @@ BUILD := build
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
 	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
-	libmnl-dev iperf3 ethtool iproute2
+	libmnl-dev iperf3 ethtool iproute2 hyperfine fio
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -27,7 +27,9 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-o
 LDLIBS := $(LIBPERF) $(LIBAPI) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 MAIN := bench/kbench.c
-SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards -name '*.c' ! -name '*.bpf.c')))
+SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards workloads -name '*.c' ! -name '*.bpf.c' ! -path 'workloads/programs/*')))
+# Workload programs: one binary each, run by the real tools (hyperfine).
+PROGRAMS := $(patsubst workloads/programs/%.c,$(BUILD)/workloads/%,$(wildcard workloads/programs/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c))
@@ -43,7 +45,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all setup run test nightly clean FORCE
-all: $(BUILD)/kbench
+all: $(BUILD)/kbench $(PROGRAMS)
 
 setup:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -101,6 +103,10 @@ $(BUILD)/san/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h $(BPF_SKELS)
 
 $(BUILD)/kbench: $(OBJ) $(BUILD)/obj/bench/kbench.o
 	$(CC) $^ $(LDLIBS) -o $@
+
+$(BUILD)/workloads/%: workloads/programs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lpthread -o $@
 
 # The test build: the CLI and the tests, under ASan and UBSan.
 $(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/bench/kbench.o

@@ -15,5 +15,7 @@ int cmd_show(int argc, char **argv);
 int cmd_compare(int argc, char **argv);	/* analysis/cmd_compare.c */
 int cmd_history(int argc, char **argv);	/* analysis/cmd_history.c */
 int cmd_report(int argc, char **argv);	/* dashboards/cmd_report.c */
+int cmd_import(int argc, char **argv);	/* workloads/cmd_import.c */
+int cmd_workload(int argc, char **argv);	/* workloads/cmd_workload.c */
 
 #endif

@@ -24,6 +24,8 @@ static const struct {
 	{ "show", cmd_show, "text report of a stored run or exported file" },
 	{ "export", cmd_export, "a stored run as kbench-run/1 JSON" },
 	{ "compare", cmd_compare, "A/B verdicts per metric; exit 1 on a regression" },
+	{ "workload", cmd_workload, "run a workload (fio, hyperfine) and store its results" },
+	{ "import", cmd_import, "hyperfine, fio or iperf3 JSON into the store" },
 	{ "report", cmd_report, "gnuplot charts and a static HTML dashboard from the store" },
 	{ "history", cmd_history, "change points over stored runs; exit 1 on a new regression" },
 };

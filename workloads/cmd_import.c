@@ -1,0 +1,170 @@
+/* kbench import hyperfine|fio|iperf3 FILE: another tool's JSON into the store. */
+#include "cmd_import.h"
+#include "import.h"
+#include "../bench/commands.h"
+#include "../bench/env.h"
+#include "../bench/util.h"
+#include "../results/json.h"
+#include "../results/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: kbench import hyperfine|fio|iperf3 FILE [--name NAME] [--label L] [--db PATH]\n"
+	"                     [--no-store] [-J]\n"
+	"  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
+	"  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
+	"  name), keeping every raw sample, and stores it. A malformed or truncated\n"
+	"  file is rejected with one line and exit 2; nothing is stored.\n";
+
+static const struct {
+	const char *tool;
+	int (*fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
+} importers[] = {
+	{ "hyperfine", kb_import_hyperfine },
+	{ "fio", kb_import_fio },
+	{ "iperf3", kb_import_iperf3 },
+};
+
+/* "results/guard.json" -> "guard" */
+static void stem(const char *path, char *out, size_t size)
+{
+	char copy[4096], *b, *dot;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	b = basename(copy);
+	dot = strrchr(b, '.');
+	if (dot && dot != b)
+		*dot = '\0';
+	kb_import_param_value(b, out, size);
+}
+
+/*
+ * Parses and imports path into run (header filled). 0, or KB_EXIT_USAGE
+ * with the error printed. Shared by kbench import and kbench workload run.
+ */
+int kb_import_file(const char *tool, const char *path, const char *name, const char *label,
+		   struct kb_run *run)
+{
+	int (*fn)(const cJSON *, const char *, struct kb_run *, char *, size_t) = NULL;
+	char why[256], prefix[160], nm[96];
+	size_t len;
+	char *text;
+	cJSON *doc;
+	int rc;
+
+	for (size_t i = 0; i < KB_ARRAY_SIZE(importers); i++)
+		if (!strcmp(tool, importers[i].tool))
+			fn = importers[i].fn;
+	if (!fn) {
+		kb_err("import: unknown tool '%s': hyperfine, fio or iperf3", tool);
+		return KB_EXIT_USAGE;
+	}
+	text = kb_read_file(path, &len);
+	if (!text) {
+		kb_err("import: %s: %s", path, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!doc) {
+		kb_err("import: %s: not JSON (malformed or truncated)", path);
+		return KB_EXIT_USAGE;
+	}
+	if (name)
+		kb_import_param_value(name, nm, sizeof(nm));
+	else
+		stem(path, nm, sizeof(nm));
+	snprintf(prefix, sizeof(prefix), "%s/%s", tool, nm);
+	kb_run_init(run);
+	kb_run_fill_header(run, label);
+	rc = fn(doc, prefix, run, why, sizeof(why));
+	cJSON_Delete(doc);
+	if (rc) {
+		kb_err("import: %s: %s", path, why);
+		kb_run_free(run);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	enum { OPT_LABEL = 256, OPT_DB, OPT_NO_STORE, OPT_NAME };
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-store", no_argument, NULL, OPT_NO_STORE },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *label = NULL, *db = NULL, *name = NULL;
+	bool store = true, json = false;
+	struct kb_store *s = NULL;
+	struct kb_run run;
+	char err[512];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LABEL:
+			if (!kb_label_valid(optarg)) {
+				kb_err("import: bad label '%s': 1..%d characters, no spaces or commas",
+				       optarg, KB_LABEL_MAX - 1);
+				return KB_EXIT_USAGE;
+			}
+			label = optarg;
+			break;
+		case OPT_NAME:
+			name = optarg;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_NO_STORE:
+			store = false;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return KB_EXIT_OK;
+		default:
+			return kb_bad_option("import", argv);
+		}
+	}
+	if (argc - optind != 2) {
+		kb_err("import: expected TOOL and FILE (see kbench import --help)");
+		return KB_EXIT_USAGE;
+	}
+	/* Open the store first: a bad database fails before anything is read. */
+	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
+		kb_err("%s", err);
+		return KB_EXIT_USAGE;
+	}
+	rc = kb_import_file(argv[optind], argv[optind + 1], name, label, &run);
+	if (rc) {
+		kb_store_close(s);
+		return rc;
+	}
+	if (s && kb_store_save_run(s, &run, err, sizeof(err))) {
+		kb_err("import: not stored: %s", err);
+		rc = KB_EXIT_USAGE;
+	}
+	if (!rc && json)
+		rc = kb_run_write_json(&run, "-", err, sizeof(err)) ? KB_EXIT_USAGE : 0;
+	else if (!rc)
+		printf("imported %zu results from %s%s%s\n", run.nresults, argv[optind + 1],
+		       s ? " as run " : "", s ? run.id : "");
+	kb_run_free(&run);
+	kb_store_close(s);
+	return rc;
+}

@@ -1,0 +1,306 @@
+/*
+ * kbench workload list|run NAME: job definitions kept as files here
+ * (NAME.hyperfine: command sets, NAME.fio: fio job files), run by the real
+ * tools and imported into the store like any run.
+ */
+#include "cmd_import.h"
+#include "../bench/commands.h"
+#include "../bench/util.h"
+#include "../results/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DIR_WORKLOADS KB_SRCDIR "/workloads"
+#define DIR_PROGRAMS KB_SRCDIR "/build/workloads"
+#define MAX_COMMANDS 8
+
+static const char usage[] =
+	"usage: kbench workload list\n"
+	"       kbench workload run NAME [--label L] [--db PATH] [--no-store]\n"
+	"  Workloads are files in " DIR_WORKLOADS ": NAME.hyperfine (commands\n"
+	"  timed by hyperfine) and NAME.fio (fio job files). run executes the real\n"
+	"  tool and imports its JSON (see kbench import).\n";
+
+static const char *kind_of(const char *file)
+{
+	const char *dot = strrchr(file, '.');
+
+	if (dot && !strcmp(dot, ".hyperfine"))
+		return "hyperfine";
+	if (dot && !strcmp(dot, ".fio"))
+		return "fio";
+	return NULL;
+}
+
+static int list(void)
+{
+	DIR *d = opendir(DIR_WORKLOADS);
+	struct dirent *e;
+
+	if (!d) {
+		kb_err("workload: %s: %s", DIR_WORKLOADS, strerror(errno));
+		return KB_EXIT_ENV;
+	}
+	while ((e = readdir(d)))
+		if (kind_of(e->d_name))
+			printf("%-24.*s %s\n", (int)(strrchr(e->d_name, '.') - e->d_name), e->d_name,
+			       kind_of(e->d_name));
+	closedir(d);
+	return KB_EXIT_OK;
+}
+
+/* Replaces every {key} in in by value. */
+static void expand(const char *in, const char *key, const char *value, char *out, size_t size)
+{
+	size_t n = 0, klen = strlen(key);
+
+	while (*in && n + 1 < size) {
+		if (!strncmp(in, key, klen)) {
+			n += (size_t)snprintf(out + n, size - n, "%s", value);
+			in += klen;
+		} else {
+			out[n++] = *in++;
+		}
+	}
+	out[n < size ? n : size - 1] = '\0';
+}
+
+/* Runs argv with stdout to out_path (NULL: /dev/null) and stderr to err_path; waits. */
+static int run_tool(char *const argv[], const char *out_path, const char *err_path)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int o = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err_path ? err_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(o, STDOUT_FILENO);
+		dup2(e, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* "peak N VMAs" from a program's stderr, or -1. */
+static long peak_vmas(const char *cmd, const char *tmp)
+{
+	char err[600], *argv[16], copy[512], *save = NULL;
+	size_t len;
+	int n = 0;
+	char *text, *p;
+	long v = -1;
+
+	snprintf(copy, sizeof(copy), "%s", cmd);
+	for (char *t = strtok_r(copy, " ", &save); t && n < 15; t = strtok_r(NULL, " ", &save))
+		argv[n++] = t;
+	argv[n] = NULL;
+	snprintf(err, sizeof(err), "%s/stderr", tmp);
+	if (run_tool(argv, NULL, err))
+		return -1;
+	text = kb_read_file(err, &len);
+	if (text && (p = strstr(text, "peak ")))
+		v = strtol(p + 5, NULL, 10);
+	free(text);
+	unlink(err);
+	return v;
+}
+
+static int run_hyperfine(const char *file, const char *tmp, char *json, size_t size,
+			 char names[][64], long *peaks, int *ncmd)
+{
+	char *text, *line, *save = NULL, cmds[MAX_COMMANDS][512];
+	char *argv[8 + 4 * MAX_COMMANDS];
+	size_t len;
+	int n = 0, a = 0;
+
+	text = kb_read_file(file, &len);
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line && n < MAX_COMMANDS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		snprintf(names[n], 64, "%s", line);
+		expand(tab + 1, "{bin}", DIR_PROGRAMS, cmds[n], sizeof(cmds[n]));
+		peaks[n] = peak_vmas(cmds[n], tmp);
+		n++;
+	}
+	free(text);
+	snprintf(json, size, "%s/hyperfine.json", tmp);
+	argv[a++] = "hyperfine";
+	argv[a++] = "--warmup";
+	argv[a++] = "1";
+	argv[a++] = "--runs";
+	argv[a++] = "10";
+	argv[a++] = "--export-json";
+	argv[a++] = json;
+	for (int i = 0; i < n; i++) {
+		argv[a++] = "-n";
+		argv[a++] = names[i];
+		argv[a++] = cmds[i];
+	}
+	argv[a] = NULL;
+	*ncmd = n;
+	return n ? run_tool(argv, NULL, NULL) : -1;
+}
+
+static int run_fio(const char *file, const char *tmp, char *json, size_t size)
+{
+	char job[4096], text_out[4096], path[600];
+	char *argv[] = { "fio", "--output-format=json", path, NULL };
+	size_t len;
+	char *text = kb_read_file(file, &len);
+	FILE *f;
+
+	if (!text)
+		return -1;
+	expand(text, "{dir}", tmp, job, sizeof(job));
+	free(text);
+	snprintf(path, sizeof(path), "%s/job.fio", tmp);
+	f = fopen(path, "w");
+	if (!f || fputs(job, f) < 0 || fclose(f))
+		return -1;
+	snprintf(json, size, "%s/fio.json", tmp);
+	(void)text_out;
+	return run_tool(argv, json, NULL);
+}
+
+/* Removes the temporary directory and what the tools left in it. */
+static void clean_tmp(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[600];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(tmp);
+}
+
+static int run(const char *name, const char *label, const char *db, bool store)
+{
+	char file[512], tmp[64] = "/tmp/kbench-workload-XXXXXX", json[600], err[512];
+	char names[MAX_COMMANDS][64];
+	long peaks[MAX_COMMANDS];
+	const char *kind = NULL;
+	struct kb_store *s = NULL;
+	struct kb_run r;
+	int ncmd = 0, rc;
+
+	for (int k = 0; k < 2 && !kind; k++) {
+		snprintf(file, sizeof(file), "%s/%s.%s", DIR_WORKLOADS, name, k ? "fio" : "hyperfine");
+		if (access(file, R_OK) == 0)
+			kind = k ? "fio" : "hyperfine";
+	}
+	if (!kind) {
+		kb_err("workload: no workload '%s' (see kbench workload list)", name);
+		return KB_EXIT_USAGE;
+	}
+	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
+		kb_err("%s", err);
+		return KB_EXIT_USAGE;
+	}
+	if (!mkdtemp(tmp)) {
+		kb_err("workload: mkdtemp: %s", strerror(errno));
+		kb_store_close(s);
+		return KB_EXIT_ENV;
+	}
+	rc = !strcmp(kind, "fio") ? run_fio(file, tmp, json, sizeof(json))
+				  : run_hyperfine(file, tmp, json, sizeof(json), names, peaks, &ncmd);
+	if (rc) {
+		kb_err("workload %s: %s failed (exit %d; installed? make setup)", name, kind, rc);
+		clean_tmp(tmp);
+		kb_store_close(s);
+		return KB_EXIT_ENV;
+	}
+	rc = kb_import_file(kind, json, name, label, &r);
+	clean_tmp(tmp);
+	if (rc) {
+		kb_store_close(s);
+		return rc;
+	}
+	for (size_t i = 0; i < r.nresults; i++)
+		for (int c = 0; c < ncmd; c++) {
+			char want[600];
+
+			snprintf(want, sizeof(want), "method=%s", names[c]);
+			if (!strcmp(r.results[i].params, want) && peaks[c] >= 0)
+				kb_result_add_factf(&r.results[i], "peak_vmas", "%ld", peaks[c]);
+		}
+	if (s && kb_store_save_run(s, &r, err, sizeof(err))) {
+		kb_err("workload: not stored: %s", err);
+		rc = KB_EXIT_USAGE;
+	}
+	if (!rc)
+		printf("workload %s: %zu results%s%s\n", name, r.nresults, s ? ", stored as run " : "",
+		       s ? r.id : "");
+	kb_run_free(&r);
+	kb_store_close(s);
+	return rc;
+}
+
+int cmd_workload(int argc, char **argv)
+{
+	enum { OPT_LABEL = 256, OPT_DB, OPT_NO_STORE };
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "no-store", no_argument, NULL, OPT_NO_STORE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *label = NULL, *db = NULL;
+	bool store = true;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LABEL:
+			if (!kb_label_valid(optarg)) {
+				kb_err("workload: bad label '%s'", optarg);
+				return KB_EXIT_USAGE;
+			}
+			label = optarg;
+			break;
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_NO_STORE:
+			store = false;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return KB_EXIT_OK;
+		default:
+			return kb_bad_option("workload", argv);
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "list") && optind + 1 == argc)
+		return list();
+	if (optind + 2 == argc && !strcmp(argv[optind], "run"))
+		return run(argv[optind + 1], label, db, store);
+	kb_err("workload: expected 'list' or 'run NAME' (see kbench workload --help)");
+	return KB_EXIT_USAGE;
+}
