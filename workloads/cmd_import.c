@@ -3,6 +3,7 @@
 #include "import.h"
 #include "../bench/commands.h"
 #include "../bench/env.h"
+#include "../bench/suite_options.h"
 #include "../bench/util.h"
 #include "../results/json.h"
 #include "../results/store.h"
@@ -95,44 +96,33 @@ int kb_import_file(const char *tool, const char *path, const char *name, const c
 
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_LABEL = 256, OPT_DB, OPT_NO_STORE, OPT_NAME };
+	enum { OPT_NAME = KB_OPT_SUITE_END };
 	static const struct option opts[] = {
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NO_STORE },
+		{ "label", required_argument, NULL, KB_OPT_LABEL },
+		{ "db", required_argument, NULL, KB_OPT_DB },
+		{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },
 		{ "json", no_argument, NULL, 'J' },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *label = NULL, *db = NULL, *name = NULL;
-	bool store = true, json = false;
+	struct kb_suite_cli cli = { .store = true };
+	const char *name = NULL;
 	struct kb_store *s = NULL;
 	struct kb_run run;
 	char err[512];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		int taken = kb_suite_option("import", c, optarg, &cli);
+
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
 		switch (c) {
-		case OPT_LABEL:
-			if (!kb_label_valid(optarg)) {
-				kb_err("import: bad label '%s': 1..%d characters, no spaces or commas",
-				       optarg, KB_LABEL_MAX - 1);
-				return KB_EXIT_USAGE;
-			}
-			label = optarg;
-			break;
 		case OPT_NAME:
 			name = optarg;
-			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_NO_STORE:
-			store = false;
-			break;
-		case 'J':
-			json = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -146,11 +136,12 @@ int cmd_import(int argc, char **argv)
 		return KB_EXIT_USAGE;
 	}
 	/* Open the store first: a bad database fails before anything is read. */
-	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
+	if (cli.store &&
+	    !(s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
 	}
-	rc = kb_import_file(argv[optind], argv[optind + 1], name, label, &run);
+	rc = kb_import_file(argv[optind], argv[optind + 1], name, cli.label, &run);
 	if (rc) {
 		kb_store_close(s);
 		return rc;
@@ -159,7 +150,7 @@ int cmd_import(int argc, char **argv)
 		kb_err("import: not stored: %s", err);
 		rc = KB_EXIT_USAGE;
 	}
-	if (!rc && json)
+	if (!rc && cli.json)
 		rc = kb_run_write_json(&run, "-", err, sizeof(err)) ? KB_EXIT_USAGE : 0;
 	else if (!rc)
 		printf("imported %zu results from %s%s%s\n", run.nresults, argv[optind + 1],

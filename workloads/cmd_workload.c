@@ -5,6 +5,7 @@
  */
 #include "cmd_import.h"
 #include "../bench/commands.h"
+#include "../bench/suite_options.h"
 #include "../bench/util.h"
 #include "../results/store.h"
 
@@ -263,44 +264,33 @@ static int run(const char *name, const char *label, const char *db, bool store)
 
 int cmd_workload(int argc, char **argv)
 {
-	enum { OPT_LABEL = 256, OPT_DB, OPT_NO_STORE };
 	static const struct option opts[] = {
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NO_STORE },
+		{ "label", required_argument, NULL, KB_OPT_LABEL },
+		{ "db", required_argument, NULL, KB_OPT_DB },
+		{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *label = NULL, *db = NULL;
-	bool store = true;
+	struct kb_suite_cli cli = { .store = true };
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_LABEL:
-			if (!kb_label_valid(optarg)) {
-				kb_err("workload: bad label '%s'", optarg);
-				return KB_EXIT_USAGE;
-			}
-			label = optarg;
-			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_NO_STORE:
-			store = false;
-			break;
-		case 'h':
+		int taken = kb_suite_option("workload", c, optarg, &cli);
+
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
+		if (c == 'h') {
 			fputs(usage, stdout);
 			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("workload", argv);
 		}
+		return kb_bad_option("workload", argv);
 	}
 	if (optind < argc && !strcmp(argv[optind], "list") && optind + 1 == argc)
 		return list();
 	if (optind + 2 == argc && !strcmp(argv[optind], "run"))
-		return run(argv[optind + 1], label, db, store);
+		return run(argv[optind + 1], cli.label, cli.db, cli.store);
 	kb_err("workload: expected 'list' or 'run NAME' (see kbench workload --help)");
 	return KB_EXIT_USAGE;
 }
