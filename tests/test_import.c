@@ -148,4 +148,40 @@ Test(import, guard_threads_workload, .init = setup_dir, .timeout = 120)
 	cr_expect_gt(madv, 0);
 	cr_expect_gt(prot, madv + 200, "256 PROT_NONE guards add ~2 VMAs each: %ld vs %ld", prot, madv);
 	cJSON_Delete(doc);
+
+	/* A second run of it, then compare and the dashboard read them like any runs. */
+	run_cli(&r, "workload run guard-threads --db %s", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_cli(&r, "compare latest~1 latest --db %s", db);
+	cr_expect(r.status == 0 || r.status == 1, "compare exit %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.out, "hyperfine/guard-threads method=prot_none"), "%s", r.out);
+	run_cli(&r, "report --db %s -o %s/site", db, dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	{
+		char path[400], *html;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/site/index.html", dir);
+		html = slurp(path, &len);
+		cr_assert_not_null(html);
+		cr_expect_not_null(strstr(html, "hyperfine/guard-threads"), "the workload is on the page");
+		free(html);
+	}
+}
+
+/* The network workload: kbench's own iperf3 benchmarks over the suite's namespaces, stored as one run. */
+Test(import, veth_iperf3_workload, .init = setup_dir, .timeout = 180)
+{
+	static struct cli_result r;
+
+	run_cli(&r, "workload list");
+	cr_expect_not_null(strstr(r.out, "veth-iperf3"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "mmap-randread"), "%s", r.out);
+	run_cli(&r, "workload run veth-iperf3 --db %s", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	run_cli(&r, "show latest --db %s", db);
+	cr_expect_not_null(strstr(r.out, "net/napi/bulk"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "net/shaper/rate"), "%s", r.out);
+	run_cli(&r, "workload run no-such-workload --db %s", db);
+	cr_expect_eq(r.status, 2);
 }

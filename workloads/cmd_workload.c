@@ -5,6 +5,9 @@
  */
 #include "cmd_import.h"
 #include "../bench/commands.h"
+#include "../bench/env.h"
+#include "../bench/harness.h"
+#include "../bench/undo.h"
 #include "../bench/suite_options.h"
 #include "../bench/util.h"
 #include "../results/store.h"
@@ -27,8 +30,9 @@ static const char usage[] =
 	"usage: kbench workload list\n"
 	"       kbench workload run NAME [--label L] [--db PATH] [--no-store]\n"
 	"  Workloads are files in " DIR_WORKLOADS ": NAME.hyperfine (commands\n"
-	"  timed by hyperfine) and NAME.fio (fio job files). run executes the real\n"
-	"  tool and imports its JSON (see kbench import).\n";
+	"  timed by hyperfine), NAME.fio (fio job files) and NAME.kbench (kbench\n"
+	"  benchmarks, one filter per line, \"samples N\" first). run executes the\n"
+	"  real tool and imports its JSON (see kbench import).\n";
 
 static const char *kind_of(const char *file)
 {
@@ -38,6 +42,8 @@ static const char *kind_of(const char *file)
 		return "hyperfine";
 	if (dot && !strcmp(dot, ".fio"))
 		return "fio";
+	if (dot && !strcmp(dot, ".kbench"))
+		return "kbench";
 	return NULL;
 }
 
@@ -200,6 +206,50 @@ static void clean_tmp(const char *tmp)
 	rmdir(tmp);
 }
 
+/*
+ * A .kbench workload: the listed benchmarks through the harness, into one
+ * run (the network ones build their own namespaces: the topology code).
+ */
+static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
+{
+	struct kb_run_opts o = { .full = false, .samples = 0, .filter = NULL, .progress = false };
+	char *text, *line, *save = NULL;
+	size_t len;
+	int failed = 0, err = 0;
+
+	text = kb_read_file(file, &len);
+	if (!text) {
+		kb_err("workload: %s: %s", file, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	kb_run_init(r);
+	kb_run_fill_header(r, label);
+	kb_undo_install_handlers();
+	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (!strncmp(line, "samples ", 8)) {
+			o.samples = strtol(line + 8, NULL, 10);
+			continue;
+		}
+		o.filter = line;
+		err = kb_harness_run(&o, r, &failed);
+	}
+	free(text);
+	if (err == -EINTR) {
+		kb_err("interrupted by signal %d: system state restored, run not stored",
+		       kb_stop_signal());
+		kb_run_free(r);
+		return KB_EXIT_INTERRUPTED;
+	}
+	if (err || failed) {
+		kb_err("workload: %s", err ? strerror(-err) : "a case failed (see the skipped list)");
+		kb_run_free(r);
+		return KB_EXIT_ENV;
+	}
+	return 0;
+}
+
 static int run(const char *name, const char *label, const char *db, bool store)
 {
 	char file[512], tmp[64] = "/tmp/kbench-workload-XXXXXX", json[600], err[512];
@@ -210,10 +260,12 @@ static int run(const char *name, const char *label, const char *db, bool store)
 	struct kb_run r;
 	int ncmd = 0, rc;
 
-	for (int k = 0; k < 2 && !kind; k++) {
-		snprintf(file, sizeof(file), "%s/%s.%s", DIR_WORKLOADS, name, k ? "fio" : "hyperfine");
+	static const char *const kinds[] = { "hyperfine", "fio", "kbench" };
+
+	for (int k = 0; k < 3 && !kind; k++) {
+		snprintf(file, sizeof(file), "%s/%s.%s", DIR_WORKLOADS, name, kinds[k]);
 		if (access(file, R_OK) == 0)
-			kind = k ? "fio" : "hyperfine";
+			kind = kinds[k];
 	}
 	if (!kind) {
 		kb_err("workload: no workload '%s' (see kbench workload list)", name);
@@ -222,6 +274,10 @@ static int run(const char *name, const char *label, const char *db, bool store)
 	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
+	}
+	if (!strcmp(kind, "kbench")) {
+		rc = run_benchmarks(file, label, &r);
+		goto store_it;
 	}
 	if (!mkdtemp(tmp)) {
 		kb_err("workload: mkdtemp: %s", strerror(errno));
@@ -238,6 +294,7 @@ static int run(const char *name, const char *label, const char *db, bool store)
 	}
 	rc = kb_import_file(kind, json, name, label, &r);
 	clean_tmp(tmp);
+store_it:
 	if (rc) {
 		kb_store_close(s);
 		return rc;
