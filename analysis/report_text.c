@@ -73,7 +73,9 @@ static int method_col(struct table *t, const char *m)
 	return t->ncols++;
 }
 
-static void build_table(struct table *t, const struct kb_run *run, const char *bench)
+/* One table per benchmark and metric (an imported fio job has several metrics). */
+static void build_table(struct table *t, const struct kb_run *run, const char *bench,
+			const char *metric)
 {
 	memset(t, 0, sizeof(*t));
 	t->bench = bench;
@@ -83,7 +85,7 @@ static void build_table(struct table *t, const struct kb_run *run, const char *b
 		const char *base;
 		int row, col;
 
-		if (strcmp(r->benchmark, bench) != 0)
+		if (strcmp(r->benchmark, bench) != 0 || strcmp(r->metric, metric) != 0)
 			continue;
 		kb_params_get(r->params, "method", method, sizeof(method));
 		kb_params_without_method(r->params, rest, sizeof(rest));
@@ -197,10 +199,11 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(run->results[j].benchmark, r->benchmark) == 0;
+			seen = strcmp(run->results[j].benchmark, r->benchmark) == 0 &&
+			       strcmp(run->results[j].metric, r->metric) == 0;
 		if (seen)
 			continue;
-		build_table(&t, run, r->benchmark);
+		build_table(&t, run, r->benchmark, r->metric);
 		print_table(out, &t, r);
 		kb_report_latency(out, run, r->benchmark);
 		kb_report_scaling(out, run, r->benchmark);
