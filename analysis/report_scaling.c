@@ -2,7 +2,7 @@
  * The scaling table of thread-sweep benchmarks (a "threads" parameter):
  * per method and other parameters, the rate at each thread count, its
  * scaling efficiency rate(T) / (T * rate(1)), and the lock wait per
- * operation where the benchmark measured it.
+ * operation where the lock-wait collector measured it.
  */
 #include "report_scaling.h"
 #include "stats.h"
@@ -57,7 +57,8 @@ static void print_group(FILE *out, const struct kb_run *run, const struct kb_res
 	fprintf(out, "  %s\n", group);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
-		const char *wait = kb_result_fact(r, "lock_wait_ns_per_op");
+		const cJSON *lw = cJSON_GetObjectItemCaseSensitive(r->collectors, "lock_wait");
+		const cJSON *wait = cJSON_GetObjectItemCaseSensitive(lw, "wait_ns_per_op");
 		long t = threads_of(r);
 		double m;
 
@@ -68,8 +69,8 @@ static void print_group(FILE *out, const struct kb_run *run, const struct kb_res
 		fprintf(out, "    threads=%-3ld %12.0f %s", t, m, r->unit);
 		if (one > 0 && t > 0)
 			fprintf(out, "  efficiency %5.2f", m / ((double)t * one));
-		if (wait)
-			fprintf(out, "  lock wait %s ns/op", wait);
+		if (cJSON_IsNumber(wait))
+			fprintf(out, "  lock wait %.1f ns/op", wait->valuedouble);
 		fputc('\n', out);
 	}
 }

@@ -92,6 +92,8 @@ struct kb_bench {
 	void (*release)(void *state);
 	/* Slab caches whose change across the measured work is recorded, "a,b" (may be NULL). */
 	const char *slab_caches;
+	/* Record the lock wait of the process's threads across the measured work. */
+	bool lock_wait;
 	/* Whether a method x parameter combination is a case at all (NULL: all are). */
 	bool (*applies)(const struct kb_case *c);
 };

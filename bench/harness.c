@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "collect_lockwait.h"
 #include "collect_slab.h"
 #include "counters.h"
 #include "undo.h"
@@ -18,6 +19,7 @@
 struct kb_meter {
 	struct kb_counters *counters;
 	struct kb_slab_collector slab;	/* snapshots outside the timed span */
+	struct kb_lockwait_collector lockwait;
 	uint64_t t0, ns;
 	uint64_t c0[KB_NCOUNTERS], counts[KB_NCOUNTERS];
 };
@@ -25,6 +27,7 @@ struct kb_meter {
 void kb_meter_begin(struct kb_meter *m)
 {
 	kb_slab_collector_begin(&m->slab);
+	kb_lockwait_collector_begin(&m->lockwait);
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->c0[i] = kb_counter_read(m->counters, i);
 	kb_counters_enable(m->counters);
@@ -39,6 +42,7 @@ void kb_meter_end(struct kb_meter *m)
 	m->ns += t1 - m->t0;
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->counts[i] += kb_counter_read(m->counters, i) - m->c0[i];
+	kb_lockwait_collector_end(&m->lockwait);
 	kb_slab_collector_end(&m->slab);
 }
 
@@ -272,11 +276,13 @@ static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 	bool warmup = round <= KB_WARMUP_SAMPLES;
 
 	kb_slab_collector_arm(&x->meter.slab, !warmup);
+	kb_lockwait_collector_arm(&x->meter.lockwait, !warmup);
 	if (!err && round == 0 && b->timed) {
 		err = size_batch(x, r);
 	} else if (!err && !(err = take_sample(x, &v, &ops, &ns))) {
 		kb_result_add_sample(r, v, warmup);
 		kb_slab_collector_sample(&x->meter.slab, ops);
+		kb_lockwait_collector_sample(&x->meter.lockwait, ops);
 		if (!warmup) {
 			x->total_ops += ops;
 			for (int k = 0; k < KB_NCOUNTERS; k++)
@@ -303,6 +309,7 @@ static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct
 	if (b->facts)
 		b->facts(x->state, r);
 	kb_slab_collector_attach(&x->meter.slab, r);
+	kb_lockwait_collector_attach(&x->meter.lockwait, r);
 }
 
 struct collect_arg {
@@ -334,6 +341,7 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 
 		x->meter.counters = counters;
 		kb_slab_collector_init(&x->meter.slab, b->slab_caches);
+		kb_lockwait_collector_init(&x->meter.lockwait, b->lock_wait);
 		if (case_unavailable(&x->c, x->why, sizeof(x->why))) {
 			x->done = true;
 			if (kb_run_add_skip(run, b->name, x->c.canonical, x->why))
@@ -428,6 +436,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	}
 	free(a.cases);
 	kb_slab_collector_shutdown();
+	kb_lockwait_collector_shutdown();
 	kb_counters_close(counters);
 	if (!err && kb_stop_requested())
 		err = -EINTR;

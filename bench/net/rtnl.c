@@ -3,14 +3,12 @@
  * network namespace (method=per_netns) or all in one (shared_netns). With
  * the global RTNL every operation serialises whatever the namespace; with
  * 6.13's per-netns RTNL (CONFIG_DEBUG_NET_SMALL_RTNL) per_netns should
- * scale. The lock wait of the workers comes from lock:contention_* (BPF).
+ * scale. The lock wait of the workers is the harness's lock-wait collector.
  */
 #include "rtnl_ops.h"
 #include "topology.h"
-#include "lockwait.skel.h"
 #include "../bench.h"
 #include "../env.h"
-#include "../bpf/bpf_inspect.h"
 #include "../util.h"
 
 #include <errno.h>
@@ -61,10 +59,8 @@ struct rtnl_state {
 	int ns[MAX_THREADS];
 	int nns;
 	struct worker w[MAX_THREADS];
-	struct lockwait_bpf *lw;
-	char lw_error[160];
 	/* over the measured samples */
-	uint64_t ops, wall_ns, wait_ns, waits;
+	uint64_t ops, wall_ns;
 	double per_thread_min, per_thread_max;
 };
 
@@ -153,25 +149,6 @@ static int prepare_ns(int ns, struct rtnl_state *s, int first, int count, char *
 	return err;
 }
 
-static void open_lockwait(struct rtnl_state *s)
-{
-	char why[160];
-
-	if (s->lw || s->lw_error[0])
-		return;
-	kb_bpf_quiet();
-	s->lw = lockwait_bpf__open_and_load();
-	if (!s->lw || lockwait_bpf__attach(s->lw)) {
-		snprintf(s->lw_error, sizeof(s->lw_error), "not measured: lock:contention_* BPF: %s",
-			 strerror(errno));
-		lockwait_bpf__destroy(s->lw);
-		s->lw = NULL;
-		return;
-	}
-	(void)why;
-	s->lw->bss->target_tgid = getpid();
-}
-
 static int rtnl_setup(void *state, const struct kb_case *c, char *why, size_t size)
 {
 	struct rtnl_state *s = state;
@@ -194,7 +171,6 @@ static int rtnl_setup(void *state, const struct kb_case *c, char *why, size_t si
 		if (err)
 			return err;
 	}
-	open_lockwait(s);
 	return 0;
 }
 
@@ -203,15 +179,11 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 {
 	struct rtnl_state *s = state;
 	atomic_int go = 0;
-	uint64_t t0, t1, w0 = 0, n0 = 0, total = 0;
+	uint64_t t0, t1, total = 0;
 	double lo = 1e300, hi = 0.0;
 	int err = 0;
 
 	(void)batch;
-	if (s->lw) {
-		w0 = s->lw->bss->wait_ns;
-		n0 = s->lw->bss->waits;
-	}
 	t0 = kb_now_ns();
 	for (int i = 0; i < s->threads; i++) {
 		struct worker *w = &s->w[i];
@@ -252,10 +224,6 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 	s->wall_ns += t1 - t0;
 	s->per_thread_min = lo;
 	s->per_thread_max = hi;
-	if (s->lw) {
-		s->wait_ns += s->lw->bss->wait_ns - w0;
-		s->waits += s->lw->bss->waits - n0;
-	}
 	out->ops = total;
 	out->value = (double)total * 1e9 / (double)(t1 - t0);
 	return 0;
@@ -290,26 +258,12 @@ static void rtnl_facts(void *state, struct kb_result *r)
 	       (double)s->ops * 1e9 / (double)s->wall_ns / (double)s->threads);
 	kb_result_add_factf(r, "slowest_thread_ops_per_s", "%.0f", s->per_thread_min);
 	kb_result_add_factf(r, "fastest_thread_ops_per_s", "%.0f", s->per_thread_max);
-	if (s->lw) {
-		kb_result_add_factf(r, "lock_wait_ns_per_op", "%.1f", s->ops ? (double)s->wait_ns / (double)s->ops : 0);
-		kb_result_add_factf(r, "lock_waits_per_op", "%.4f", s->ops ? (double)s->waits / (double)s->ops : 0);
-	} else {
-		kb_result_add_fact(r, "lock_wait_ns_per_op", s->lw_error);
-	}
 	small_rtnl_fact(r);
 }
 
 static void rtnl_teardown(void *state)
 {
 	(void)state;	/* the namespaces (and all in them) go with the undo list */
-}
-
-static void rtnl_release(void *state)
-{
-	struct rtnl_state *s = state;
-
-	lockwait_bpf__destroy(s->lw);
-	s->lw = NULL;
 }
 
 /* ---- net/rtnl/netns: namespace churn, each with a veth pair ---- */
@@ -436,7 +390,7 @@ const struct kb_bench kb_net_rtnl[] = {
 		.sample = rtnl_sample,
 		.facts = rtnl_facts,
 		.teardown = rtnl_teardown,
-		.release = rtnl_release,
+		.lock_wait = true,
 	},
 	{
 		.name = "net/rtnl/netns",
