@@ -8,6 +8,7 @@
 #include "../undo.h"
 #include "../commands.h"
 #include "../util.h"
+#include "../../results/json.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -63,7 +64,6 @@ static void add_opt(cJSON *o, const char *key, bool has, double v)
 static void print_json(const struct kb_napi *n, size_t count)
 {
 	cJSON *arr = cJSON_CreateArray();
-	char *text;
 
 	for (size_t i = 0; i < count; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -78,11 +78,7 @@ static void print_json(const struct kb_napi *n, size_t count)
 			(double)n[i].irq_suspend_timeout);
 		cJSON_AddItemToArray(arr, o);
 	}
-	text = cJSON_Print(arr);
-	if (text)
-		printf("%s\n", text);
-	free(text);
-	cJSON_Delete(arr);
+	kb_json_print_and_free(arr);
 }
 
 static int list(struct kb_genl *g, long ifindex, bool json)
