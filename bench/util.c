@@ -49,15 +49,11 @@ char *kb_grow_buffer(char *buf, size_t *cap)
 	return bigger;
 }
 
-char *kb_read_file(const char *path, size_t *len)
+char *kb_read_fd(int fd, size_t *len)
 {
 	size_t cap = 4096, n = 0;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = malloc(cap);
 
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
 	while (buf) {
 		ssize_t r;
 
@@ -75,12 +71,23 @@ char *kb_read_file(const char *path, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	if (buf) {
 		buf[n] = '\0';
 		if (len)
 			*len = n;
 	}
+	return buf;
+}
+
+char *kb_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = kb_read_fd(fd, len);
+	close(fd);
 	return buf;
 }
 

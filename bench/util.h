@@ -23,7 +23,9 @@ void kb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses a whole string as a positive integer in [min, max]. */
 bool kb_parse_long(const char *s, long min, long max, long *out);
 
-/* Reads a whole (small, e.g. /proc or /sys) file; NULL on error. Caller frees. */
+/* Everything readable from fd until EOF, NUL-terminated; NULL on error. */
+char *kb_read_fd(int fd, size_t *len);
+/* Reads a whole file the same way; NULL on error. Caller frees. */
 char *kb_read_file(const char *path, size_t *len);
 
 /* Doubles *cap and reallocates buf to it; on failure frees buf, returns NULL. */

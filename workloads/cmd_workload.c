@@ -7,6 +7,7 @@
 #include "../bench/commands.h"
 #include "../bench/env.h"
 #include "../bench/harness.h"
+#include "../bench/spawn.h"
 #include "../bench/undo.h"
 #include "../bench/suite_options.h"
 #include "../bench/util.h"
@@ -14,12 +15,10 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define DIR_WORKLOADS KB_SRCDIR "/workloads"
@@ -80,28 +79,6 @@ static void expand(const char *in, const char *key, const char *value, char *out
 	out[n < size ? n : size - 1] = '\0';
 }
 
-/* Runs argv with stdout to out_path (NULL: /dev/null) and stderr to err_path; waits. */
-static int run_tool(char *const argv[], const char *out_path, const char *err_path)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int o = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		int e = open(err_path ? err_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		dup2(o, STDOUT_FILENO);
-		dup2(e, STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* "peak N VMAs" from a program's stderr, or -1. */
 static long peak_vmas(const char *cmd, const char *tmp)
 {
@@ -116,7 +93,7 @@ static long peak_vmas(const char *cmd, const char *tmp)
 		argv[n++] = t;
 	argv[n] = NULL;
 	snprintf(err, sizeof(err), "%s/stderr", tmp);
-	if (run_tool(argv, NULL, err))
+	if (kb_spawn_run(argv, NULL, err))
 		return -1;
 	text = kb_read_file(err, &len);
 	if (text && (p = strstr(text, "peak ")))
@@ -165,7 +142,7 @@ static int run_hyperfine(const char *file, const char *tmp, char *json, size_t s
 	}
 	argv[a] = NULL;
 	*ncmd = n;
-	return n ? run_tool(argv, NULL, NULL) : -1;
+	return n ? kb_spawn_run(argv, NULL, NULL) : -1;
 }
 
 static int run_fio(const char *file, const char *tmp, char *json, size_t size)
@@ -186,7 +163,7 @@ static int run_fio(const char *file, const char *tmp, char *json, size_t size)
 		return -1;
 	snprintf(json, size, "%s/fio.json", tmp);
 	(void)text_out;
-	return run_tool(argv, json, NULL);
+	return kb_spawn_run(argv, json, NULL);
 }
 
 /* Removes the temporary directory and what the tools left in it. */
