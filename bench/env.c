@@ -79,11 +79,21 @@ static bool is_relevant(const char *line)
 	return false;
 }
 
-static void add_config(cJSON *env, const char *release)
+bool kb_sha256_hex(const void *data, size_t len, char hex[65])
 {
-	char source[256], hex[2 * EVP_MAX_MD_SIZE + 1];
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+		return false;
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return true;
+}
+
+static void add_config(cJSON *env, const char *release)
+{
+	char source[256], hex[65];
 	char *text = kb_env_kernel_config(release, source, sizeof(source));
 	cJSON *lines;
 
@@ -92,11 +102,8 @@ static void add_config(cJSON *env, const char *release)
 		return;
 	}
 	cJSON_AddStringToObject(env, "config_source", source);
-	if (EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL)) {
-		for (unsigned i = 0; i < mdlen; i++)
-			snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	if (kb_sha256_hex(text, strlen(text), hex))
 		cJSON_AddStringToObject(env, "config_sha256", hex);
-	}
 	lines = cJSON_AddArrayToObject(env, "config");
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save))

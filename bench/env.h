@@ -5,6 +5,7 @@
 #include "../results/run.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Kernel, config, CPU, governor, SMT, mitigations, THP, virtualization. */
@@ -12,6 +13,9 @@ cJSON *kb_env_capture(void);
 
 /* The kernel config text (/proc/config.gz or /boot/config-RELEASE); caller frees. */
 char *kb_env_kernel_config(const char *release, char *source, size_t size);
+
+/* The SHA-256 of data as 64 hex digits and a NUL. */
+bool kb_sha256_hex(const void *data, size_t len, char hex[65]);
 
 /*
  * Fills a fresh run's header: start time, host, label (NULL: the kernel

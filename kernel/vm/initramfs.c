@@ -1,0 +1,230 @@
+#include "initramfs.h"
+#include "cpio.h"
+#include "../../bench/spawn.h"
+#include "../../bench/util.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Tools kbench runs by name; each is carried when the host has it. */
+static const char *const guest_tools[] = { "ethtool", "tc", "ip", "iperf3" };
+
+#define MAX_DIRS 256
+#define MAX_LIBS 128
+
+struct builder {
+	struct kb_cpio cpio;
+	char *dirs[MAX_DIRS];
+	size_t ndirs;
+	char *libs[MAX_LIBS];
+	size_t nlibs;
+	char *err;
+	size_t size;
+};
+
+static bool have(char **list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Adds every directory above name ("a/b/c" -> "a", "a/b") not added yet. */
+static void parents(struct builder *b, const char *name)
+{
+	char dir[512];
+
+	for (const char *p = strchr(name, '/'); p; p = strchr(p + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(p - name), name);
+		if (have(b->dirs, b->ndirs, dir))
+			continue;
+		if (b->ndirs == MAX_DIRS) {
+			b->cpio.error = E2BIG;
+			return;
+		}
+		b->dirs[b->ndirs++] = strdup(dir);
+		kb_cpio_dir(&b->cpio, dir);
+	}
+}
+
+static void put_file(struct builder *b, const char *name, const char *src)
+{
+	parents(b, name);
+	kb_cpio_copy(&b->cpio, name, src);
+}
+
+/* The full path of tool in PATH (and the sbin directories) into out. */
+static bool find_in_path(const char *tool, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+	char copy[4096], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, size, "%s/%s", d, tool);
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Records the libraries ldd resolves for binary; -1 when one is missing. */
+static int add_libs(struct builder *b, const char *binary)
+{
+	char *argv[] = { "ldd", (char *)binary, NULL }, *out, *save = NULL;
+	int rc = kb_spawn_capture(argv, &out);
+
+	if (!out) {
+		snprintf(b->err, b->size, "ldd %s: %s", binary, strerror(rc < 0 ? -rc : ENOMEM));
+		return -1;
+	}
+	/* A static binary: ldd says "not a dynamic executable" and exits 1. */
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *lib = strstr(line, "=> ");
+		size_t n;
+
+		if (strstr(line, "not found")) {
+			snprintf(b->err, b->size, "ldd %s: %s", binary, kb_rstrip(line));
+			free(out);
+			return -1;
+		}
+		lib = lib ? lib + 3 : line + strspn(line, " \t");
+		if (*lib != '/')
+			continue;	/* linux-vdso.so.1 lives in the kernel */
+		n = strcspn(lib, " ");
+		lib[n] = '\0';
+		if (have(b->libs, b->nlibs, lib))
+			continue;
+		if (b->nlibs == MAX_LIBS) {
+			snprintf(b->err, b->size, "more than %d shared libraries", MAX_LIBS);
+			free(out);
+			return -1;
+		}
+		b->libs[b->nlibs++] = strdup(lib);
+	}
+	free(out);
+	return 0;
+}
+
+/* Appends s to the script as one single-quoted shell word. */
+static void shell_word(FILE *f, const char *s)
+{
+	fputs(" '", f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+static char *init_script(const struct kb_initramfs *p, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	fputs("#!/bin/busybox sh\n"
+	      "# Written by kbench vm run: mount the kernel's filesystems, run one kbench\n"
+	      "# command, send its stdout back over ttyS1, power off.\n"
+	      "/bin/busybox --install -s /bin\n"
+	      "export PATH=/usr/sbin:/usr/bin:/bin HOME=/tmp\n"
+	      "mount -t proc proc /proc\n"
+	      "mount -t sysfs sysfs /sys\n"
+	      "mount -t devtmpfs devtmpfs /dev\n"
+	      "mount -t tmpfs tmpfs /tmp\n"
+	      "ip link set lo up\n"
+	      "[ -f /boot/kernel-config ] && cp /boot/kernel-config \"/boot/config-$(uname -r)\"\n",
+	      f);
+	fputs("hostname", f);
+	shell_word(f, p->hostname);
+	fputs("\necho \"" KB_VM_INIT_TAG "$(uname -r)\"\nkbench", f);
+	for (int i = 0; i < p->nargs; i++)
+		shell_word(f, p->args[i]);
+	fputs(" >/tmp/out\n"
+	      "rc=$?\n"
+	      "stty -F /dev/ttyS1 raw -echo\n"
+	      "{ echo \"" KB_VM_RESULT_TAG " rc=$rc bytes=$(wc -c </tmp/out)\"; cat /tmp/out; } >/dev/ttyS1\n"
+	      "poweroff -f\n",
+	      f);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int fill(struct builder *b, const struct kb_initramfs *p)
+{
+	static const char *const dirs[] = { "bin/", "dev/", "proc/", "sys/", "tmp/", "boot/",
+					    "usr/bin/", "usr/sbin/" };
+	char path[4096], name[4200];
+	size_t len = 0;
+	char *init;
+
+	if (!find_in_path("busybox", path, sizeof(path))) {
+		snprintf(b->err, b->size, "busybox not found (make setup installs it)");
+		return -1;
+	}
+	for (size_t i = 0; i < KB_ARRAY_SIZE(dirs); i++)
+		parents(b, dirs[i]);
+	kb_cpio_chardev(&b->cpio, "dev/console", 5, 1);
+	put_file(b, "bin/busybox", path);
+	if (add_libs(b, path))
+		return -1;
+	put_file(b, "usr/bin/kbench", p->kbench);
+	if (add_libs(b, p->kbench))
+		return -1;
+	for (size_t i = 0; i < KB_ARRAY_SIZE(guest_tools); i++) {
+		if (!find_in_path(guest_tools[i], path, sizeof(path)))
+			continue;
+		snprintf(name, sizeof(name), "usr/sbin/%s", guest_tools[i]);
+		put_file(b, name, path);
+		if (add_libs(b, path))
+			return -1;
+	}
+	for (size_t i = 0; i < b->nlibs; i++)
+		put_file(b, b->libs[i] + 1, b->libs[i]);
+	if (p->kernel_config)
+		put_file(b, "boot/kernel-config", p->kernel_config);
+	init = init_script(p, &len);
+	if (!init) {
+		snprintf(b->err, b->size, "out of memory");
+		return -1;
+	}
+	kb_cpio_data(&b->cpio, "init", 0755, init, len);
+	free(init);
+	return 0;
+}
+
+int kb_initramfs_write(const char *path, const struct kb_initramfs *p, char *err, size_t size)
+{
+	struct builder b = { .err = err, .size = size };
+	int rc = kb_cpio_open(&b.cpio, path);
+
+	if (rc) {
+		snprintf(err, size, "%s: %s", path, strerror(-rc));
+		return -1;
+	}
+	err[0] = '\0';
+	rc = fill(&b, p);
+	{
+		int crc = kb_cpio_close(&b.cpio);
+
+		if (!rc && crc) {
+			snprintf(err, size, "writing %s: %s", path, strerror(-crc));
+			rc = -1;
+		}
+	}
+	for (size_t i = 0; i < b.ndirs; i++)
+		free(b.dirs[i]);
+	for (size_t i = 0; i < b.nlibs; i++)
+		free(b.libs[i]);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * The guest's initramfs: busybox, the kbench binary, the tools kbench runs
+ * (ethtool, tc, ip, iperf3 where the host has them), every shared library
+ * those need (as ldd resolves them on the host), the kernel's config when
+ * known, and an init script that runs one kbench command and sends its
+ * stdout back over the second serial port.
+ */
+#ifndef KB_INITRAMFS_H
+#define KB_INITRAMFS_H
+
+#include <stddef.h>
+
+/* The line before the guest's output on ttyS1: "kbench-vm-result rc=N bytes=M". */
+#define KB_VM_RESULT_TAG "kbench-vm-result"
+/* What init prints on the console once it runs: the kernel booted. */
+#define KB_VM_INIT_TAG "kbench-vm: init on "
+
+struct kb_initramfs {
+	const char *kbench;		/* the kbench binary to carry */
+	const char *kernel_config;	/* the guest kernel's .config, or NULL */
+	const char *hostname;		/* the guest's host name */
+	char *const *args;		/* the kbench command line in the guest */
+	int nargs;
+};
+
+/* Writes the archive to path. 0, or -1 with err filled. */
+int kb_initramfs_write(const char *path, const struct kb_initramfs *p, char *err, size_t size);
+
+#endif

@@ -1,0 +1,252 @@
+#include "vm_job.h"
+#include "initramfs.h"
+#include "../../bench/env.h"
+#include "../../bench/undo.h"
+#include "../../bench/util.h"
+#include "../../results/json.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
+{
+	long v;
+
+	switch (c) {
+	case KB_OPT_VM_CONFIG:
+		j->config = arg;
+		return 1;
+	case KB_OPT_VM_KBENCH:
+		j->kbench = arg;
+		return 1;
+	case KB_OPT_VM_ACCEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+			kb_err("%s: bad --accel '%s': expected auto, kvm or tcg", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		j->accel = arg;
+		return 1;
+	case KB_OPT_VM_CPUS:
+		if (!kb_parse_long(arg, 1, 64, &j->cpus)) {
+			kb_err("%s: bad --cpus '%s': expected 1..64", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
+	case KB_OPT_VM_MEM:
+		if (!kb_parse_long(arg, 128, 65536, &j->mem_mib)) {
+			kb_err("%s: bad --mem '%s': expected 128..65536 MiB", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
+	case KB_OPT_VM_TIMEOUT:
+	case KB_OPT_VM_BOOT_TIMEOUT:
+		if (!kb_parse_long(arg, 1, 86400, &v)) {
+			kb_err("%s: bad --%stimeout '%s': expected 1..86400 seconds", cmd,
+			       c == KB_OPT_VM_TIMEOUT ? "" : "boot-", arg);
+			return KB_EXIT_USAGE;
+		}
+		*(c == KB_OPT_VM_TIMEOUT ? &j->timeout_s : &j->boot_timeout_s) = (double)v;
+		return 1;
+	case KB_OPT_VM_KEEP:
+		j->keep = true;
+		return 1;
+	case 'q':
+		j->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static bool readable(const char *path)
+{
+	return path && access(path, R_OK) == 0;
+}
+
+/*
+ * The .config that belongs to image: config-VER beside vmlinuz-VER (a
+ * Debian package), config beside it (kbench kernel build), or the tree's
+ * .config for arch/x86/boot/bzImage.
+ */
+static const char *find_config(const char *image, char *buf, size_t size)
+{
+	static const char tree[] = "arch/x86/boot/bzImage";
+	char copy[2048], dirbuf[2048], cand[3][4200];
+	size_t n = strlen(image), t = sizeof(tree) - 1, ncand = 0;
+	const char *base, *dir;
+
+	snprintf(copy, sizeof(copy), "%s", image);
+	base = basename(copy);
+	snprintf(dirbuf, sizeof(dirbuf), "%s", image);
+	dir = dirname(dirbuf);
+	if (!strncmp(base, "vmlinuz-", 8))
+		snprintf(cand[ncand++], sizeof(cand[0]), "%s/config-%s", dir, base + 8);
+	snprintf(cand[ncand++], sizeof(cand[0]), "%s/config", dir);
+	if (n >= t && !strcmp(image + n - t, tree))
+		snprintf(cand[ncand++], sizeof(cand[0]), "%.*s.config", (int)(n - t), image);
+	for (size_t i = 0; i < ncand; i++)
+		if (readable(cand[i]) && strlen(cand[i]) < size)
+			return memcpy(buf, cand[i], strlen(cand[i]) + 1);
+	return NULL;
+}
+
+int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
+{
+	static char config[4096], self[4096];
+
+	if (!j->kernel) {
+		kb_err("%s: which kernel? (--kernel BZIMAGE)", cmd);
+		return KB_EXIT_USAGE;
+	}
+	if (!readable(j->kernel)) {
+		kb_err("%s: kernel image %s: %s", cmd, j->kernel, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	if (j->config && !readable(j->config)) {
+		kb_err("%s: --config %s: %s", cmd, j->config, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	if (!j->config)
+		j->config = find_config(j->kernel, config, sizeof(config));
+	/* ldd needs the real path: /proc/self/exe would be ldd's own. */
+	if (!j->kbench && realpath("/proc/self/exe", self))
+		j->kbench = self;
+	if (!readable(j->kbench)) {
+		kb_err("%s: --kbench %s: %s", cmd, j->kbench, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+bool kb_vm_job_is_run(const struct kb_vm_job *j)
+{
+	return j->nargs > 0 && !strcmp(j->args[0], "run");
+}
+
+static void remove_workdir(void *arg)
+{
+	static const char *const files[] = { "initramfs.cpio", "ttyS1", "console.log" };
+	char path[4200];
+
+	for (size_t i = 0; i < KB_ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", (char *)arg, files[i]);
+		unlink(path);
+	}
+	rmdir(arg);
+}
+
+/*
+ * The guest's command line: a guest run prints JSON and stores nothing, and
+ * draws its progress line only when the console reaches a terminal here.
+ */
+static char **guest_args(const struct kb_vm_job *j, int *n)
+{
+	char **args = calloc((size_t)j->nargs + 4, sizeof(*args));
+
+	if (!args)
+		return NULL;
+	for (int i = 0; i < j->nargs; i++)
+		args[i] = j->args[i];
+	*n = j->nargs;
+	if (kb_vm_job_is_run(j)) {
+		args[(*n)++] = "-J";
+		args[(*n)++] = "--no-store";
+		if (j->quiet || !isatty(STDERR_FILENO))
+			args[(*n)++] = "-q";
+	}
+	return args;
+}
+
+int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err, size_t size)
+{
+	char tmpl[] = "/tmp/kbench-vm.XXXXXX", initrd[64], host[80];
+	unsigned mark = kb_undo_mark();
+	struct utsname u;
+	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
+				  .hostname = host };
+	struct kb_vm_boot b = { .kernel = j->kernel, .initrd = initrd, .workdir = tmpl,
+				.accel = j->accel, .cpus = (unsigned)j->cpus,
+				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
+				.boot_timeout_s = j->boot_timeout_s, .echo = !j->quiet };
+	char **args;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	uname(&u);
+	/* The runs a guest sends back are this host's VM runs, not the host's own. */
+	snprintf(host, sizeof(host), "%.60s-vm", u.nodename);
+	if (!mkdtemp(tmpl)) {
+		snprintf(err, size, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	if (!j->keep && kb_undo_push("remove the VM work directory", remove_workdir,
+				     strdup(tmpl))) {
+		rmdir(tmpl);
+		snprintf(err, size, "out of memory");
+		return -1;
+	}
+	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmpl);
+	args = guest_args(j, &p.nargs);
+	p.args = args;
+	if (!args)
+		snprintf(err, size, "out of memory");
+	else if (kb_initramfs_write(initrd, &p, err, size) == 0)
+		rc = kb_vm_boot(&b, out, err, size);
+	free(args);
+	if (j->keep)
+		fprintf(stderr, "kbench: VM work directory kept: %s\n", tmpl);
+	kb_undo_to(mark);
+	return rc;
+}
+
+static void add_image(cJSON *vm, const char *image)
+{
+	size_t len = 0;
+	char *data = kb_read_file(image, &len), hex[65];
+
+	cJSON_AddStringToObject(vm, "kernel_image", image);
+	if (data && kb_sha256_hex(data, len, hex))
+		cJSON_AddStringToObject(vm, "kernel_image_sha256", hex);
+	free(data);
+}
+
+int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
+		      struct kb_run *run, char *err, size_t size)
+{
+	cJSON *doc = cJSON_ParseWithLength(o->output, o->output_len), *vm;
+	char version[128];
+	int rc;
+
+	kb_run_init(run);
+	if (!doc) {
+		snprintf(err, size, "the guest's run is not valid JSON (%zu bytes)", o->output_len);
+		return -1;
+	}
+	rc = kb_run_from_json(doc, run, err, size);
+	cJSON_Delete(doc);
+	if (rc)
+		return -1;
+	if (!run->environment)
+		run->environment = cJSON_CreateObject();
+	vm = cJSON_AddObjectToObject(run->environment, "vm");
+	if (!vm) {
+		snprintf(err, size, "out of memory");
+		return -1;
+	}
+	kb_qemu_version(version, sizeof(version));
+	cJSON_AddStringToObject(vm, "runner", "qemu");
+	cJSON_AddStringToObject(vm, "qemu", version);
+	cJSON_AddStringToObject(vm, "accel", o->accel);
+	cJSON_AddStringToObject(vm, "accel_note", o->accel_note);
+	cJSON_AddNumberToObject(vm, "cpus", (double)j->cpus);
+	cJSON_AddNumberToObject(vm, "memory_mib", (double)j->mem_mib);
+	add_image(vm, j->kernel);
+	cJSON_AddNumberToObject(vm, "boot_s", o->boot_s);
+	cJSON_AddNumberToObject(vm, "total_s", o->total_s);
+	return 0;
+}

@@ -1,0 +1,78 @@
+/*
+ * One kbench command inside a VM booted on a given kernel image: the
+ * options vm run and ab share, the work directory, the initramfs, the
+ * boot, and for a guest `kbench run` the run it sent back with the VM
+ * recorded in its environment.
+ */
+#ifndef KB_VM_JOB_H
+#define KB_VM_JOB_H
+
+#include "qemu.h"
+#include "../../results/run.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+
+struct kb_vm_job {
+	const char *kernel;	/* the image to boot */
+	const char *config;	/* its .config for the guest (NULL: looked for next to it) */
+	const char *kbench;	/* the binary carried in (default: this one) */
+	const char *accel;
+	long cpus, mem_mib;
+	double timeout_s, boot_timeout_s;
+	bool quiet, keep;
+	char **args;		/* the guest's kbench command line */
+	int nargs;
+};
+
+#define KB_VM_JOB_DEFAULTS { .accel = "auto", .cpus = 2, .mem_mib = 1024, \
+			     .timeout_s = 1800, .boot_timeout_s = 120 }
+
+enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS,
+       KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP };
+
+#define KB_VM_LONG_OPTIONS                                                   \
+	{ "config", required_argument, NULL, KB_OPT_VM_CONFIG },             \
+	{ "kbench", required_argument, NULL, KB_OPT_VM_KBENCH },             \
+	{ "accel", required_argument, NULL, KB_OPT_VM_ACCEL },               \
+	{ "cpus", required_argument, NULL, KB_OPT_VM_CPUS },                 \
+	{ "mem", required_argument, NULL, KB_OPT_VM_MEM },                   \
+	{ "timeout", required_argument, NULL, KB_OPT_VM_TIMEOUT },           \
+	{ "boot-timeout", required_argument, NULL, KB_OPT_VM_BOOT_TIMEOUT }, \
+	{ "keep", no_argument, NULL, KB_OPT_VM_KEEP },                       \
+	{ "quiet", no_argument, NULL, 'q' }
+
+#define KB_VM_OPTIONS_HELP \
+	"  --config FILE      the kernel's .config, shown to the guest (default: config-VER\n" \
+	"                     or config next to the image, or the tree's .config)\n"          \
+	"  --accel auto|kvm|tcg  auto: KVM when a boot under it reaches init, else TCG\n"     \
+	"  --cpus N           guest CPUs (default 2)\n"                                      \
+	"  --mem MIB          guest memory (default 1024)\n"                                 \
+	"  --timeout S        kill the VM after S seconds (default 1800)\n"                  \
+	"  --boot-timeout S   kill it when init has not started after S seconds (default 120)\n" \
+	"  --kbench PATH      the kbench binary to run inside (default: this one)\n"         \
+	"  --keep             keep the work directory (initramfs, console.log)\n"            \
+	"  -q, --quiet        do not echo the guest's console\n"
+
+/* Takes one of the shared options: 1 taken, 0 not one, KB_EXIT_USAGE bad value. */
+int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j);
+
+/* After the options: the image (and config, kbench) exist. 0 or KB_EXIT_USAGE. */
+int kb_vm_job_check(const char *cmd, struct kb_vm_job *j);
+
+/* Builds the initramfs, boots, collects. 0, or -1 with err filled. */
+int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err,
+		  size_t size);
+
+/* True when the guest command is `kbench run` (its output is then a run). */
+bool kb_vm_job_is_run(const struct kb_vm_job *j);
+
+/*
+ * The run a guest `kbench run -J` printed, with environment.vm (qemu, accel
+ * and why, CPUs, memory, image path and SHA-256, boot and total seconds).
+ * 0, or -1 with err filled.
+ */
+int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
+		      struct kb_run *run, char *err, size_t size);
+
+#endif
