@@ -6,7 +6,8 @@ BUILD := build
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
 	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
-	libmnl-dev iperf3 ethtool iproute2 hyperfine fio
+	libmnl-dev iperf3 ethtool iproute2 hyperfine fio \
+	qemu-system-x86 busybox flex bison bc libelf-dev dwarves
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -16,6 +17,15 @@ LIBPERF_DIR := $(BUILD)/libperf
 LIBPERF := $(LIBPERF_DIR)/usr/lib/libperf.a
 # libperf's evlist needs libapi's fdarray, built from the same tree.
 LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
+
+# The VM runner's test kernel: Debian's own cloud kernel (6.1, no guard pages),
+# unpacked from its package, never installed into /boot.
+DEBIAN_KERNEL := $(BUILD)/kernels/debian
+# The Kconfig part of linux-source-6.12: enough for defconfig/olddefconfig, so
+# the tests can configure a real tree with the fragments (kbench kernel build).
+KCONFIG_TREE := $(BUILD)/kernels/linux-6.12-kconfig
+KCONFIG_PARTS := Makefile '*Kconfig*' '*/Makefile*' 'scripts/*' 'arch/x86/configs/*' \
+	'arch/x86/include/*' 'include/*'
 
 PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf libmnl
 CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(BUILD)/bpf \
@@ -44,7 +54,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(BUILD)/bpf -I/usr/include/$(shell uname -m)-linux-gnu
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup run test nightly clean FORCE
+.PHONY: all setup run test nightly kernel-ab clean FORCE
 all: $(BUILD)/kbench $(PROGRAMS)
 
 setup:
@@ -57,7 +67,7 @@ setup:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
-	@$(MAKE) -s --no-print-directory $(LIBPERF)
+	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/vmlinuz $(KCONFIG_TREE)/Makefile
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
@@ -71,6 +81,25 @@ $(LIBPERF):
 		prefix=/usr libdir_relative=lib install_lib >>$(BUILD)/libperf.log 2>&1 || \
 		{ cat $(BUILD)/libperf.log >&2; exit 3; }
 	@rm -rf $(BUILD)/linux-src
+
+$(DEBIAN_KERNEL)/vmlinuz:
+	@echo "setup: fetching Debian's cloud kernel image (the VM runner's test kernel)"
+	@rm -rf $(DEBIAN_KERNEL) && mkdir -p $(DEBIAN_KERNEL)/pkg
+	@pkg=$$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $$2; exit }'); \
+	if [ -z "$$pkg" ]; then apt-get update -qq && \
+		pkg=$$(apt-cache depends linux-image-cloud-amd64 | awk '/Depends: linux-image-[0-9]/ { print $$2; exit }'); fi; \
+	[ -n "$$pkg" ] || { echo "kbench: setup: apt knows no linux-image-cloud-amd64" >&2; exit 3; }; \
+	cd $(DEBIAN_KERNEL)/pkg && apt-get download -qq -o APT::Sandbox::User=root $$pkg-unsigned && \
+	dpkg-deb -x *.deb x && rel=$${pkg#linux-image-} && \
+	cp x/boot/vmlinuz-$$rel x/boot/config-$$rel .. && cd .. && rm -rf pkg && \
+	ln -s vmlinuz-$$rel vmlinuz && ln -s config-$$rel config || \
+	{ echo "kbench: setup: fetching $$pkg-unsigned failed" >&2; exit 3; }
+
+$(KCONFIG_TREE)/Makefile:
+	@echo "setup: unpacking the Kconfig part of $(LINUX_SRC_TAR)"
+	@rm -rf $(KCONFIG_TREE) $(KCONFIG_TREE).tmp && mkdir -p $(KCONFIG_TREE).tmp
+	@tar -xJf $(LINUX_SRC_TAR) -C $(KCONFIG_TREE).tmp --strip-components=1 --wildcards \
+		$(addprefix linux-source-6.12/,$(KCONFIG_PARTS)) && mv $(KCONFIG_TREE).tmp $(KCONFIG_TREE)
 
 # The suite revision, rewritten only when it changes so it rebuilds what uses it.
 $(BUILD)/revision.h: FORCE
@@ -124,6 +153,12 @@ run: setup
 nightly: setup
 	@$(MAKE) --no-print-directory all
 	.ci/nightly
+
+# A/B of two kernel images in VMs: make kernel-ab BASE=bzImage PATCHED=bzImage [ROUNDS=3] [RUN="-f 'mm/guard/*'"]
+kernel-ab: setup
+	@$(MAKE) --no-print-directory all
+	@test -n "$(BASE)" -a -n "$(PATCHED)" || { echo "kbench: make kernel-ab BASE=IMAGE PATCHED=IMAGE" >&2; exit 2; }
+	$(BUILD)/kbench ab --base $(BASE) --patched $(PATCHED) -r $(or $(ROUNDS),3) -- $(or $(RUN),--quick)
 
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup

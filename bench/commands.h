@@ -17,6 +17,7 @@ int cmd_history(int argc, char **argv);	/* analysis/cmd_history.c */
 int cmd_report(int argc, char **argv);	/* dashboards/cmd_report.c */
 int cmd_import(int argc, char **argv);	/* workloads/cmd_import.c */
 int cmd_workload(int argc, char **argv);	/* workloads/cmd_workload.c */
+int cmd_kernel(int argc, char **argv);	/* kernel/cmd_kernel.c */
 int cmd_vm(int argc, char **argv);	/* kernel/vm/cmd_vm.c */
 int cmd_ab(int argc, char **argv);	/* kernel/vm/cmd_ab.c */
 

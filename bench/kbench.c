@@ -27,7 +27,9 @@ static const struct {
 	{ "workload", cmd_workload, "run a workload (fio, hyperfine) and store its results" },
 	{ "import", cmd_import, "hyperfine, fio or iperf3 JSON into the store" },
 	{ "report", cmd_report, "gnuplot charts and a static HTML dashboard from the store" },
+	{ "kernel", cmd_kernel, "which features a .config enables; configure and build a kernel tree" },
 	{ "vm", cmd_vm, "run a kbench command inside a VM booted on a given kernel image" },
+	{ "ab", cmd_ab, "A/B of two kernel images: alternate VM boots, store, compare" },
 	{ "history", cmd_history, "change points over stored runs; exit 1 on a new regression" },
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +90,21 @@ char *kb_read_file(const char *path, size_t *len)
 	buf = kb_read_fd(fd, len);
 	close(fd);
 	return buf;
+}
+
+int kb_mkdir_p(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(path, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 bool kb_read_line(const char *path, char *buf, size_t size)

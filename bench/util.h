@@ -28,6 +28,9 @@ char *kb_read_fd(int fd, size_t *len);
 /* Reads a whole file the same way; NULL on error. Caller frees. */
 char *kb_read_file(const char *path, size_t *len);
 
+/* mkdir -p: dir and its missing parents. 0, or -1 with errno. */
+int kb_mkdir_p(const char *dir);
+
 /* Doubles *cap and reallocates buf to it; on failure frees buf, returns NULL. */
 char *kb_grow_buffer(char *buf, size_t *cap);
 

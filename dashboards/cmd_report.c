@@ -138,21 +138,6 @@ static void clean_dir(const char *dir)
 		closedir(d);
 }
 
-static int make_dir(const char *dir)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(path, 0755) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* Loads the compared runs (explicit, or newest and previous) and compares them. */
 static int load_pair(const struct report_cli *cli, struct kb_report *r, struct run_index *x,
 		     struct kb_run **ra, struct kb_run **rb, size_t *na, size_t *nb,
@@ -190,7 +175,7 @@ static int write_report(struct kb_report *r)
 {
 	int rc;
 
-	if (make_dir(r->dir)) {
+	if (kb_mkdir_p(r->dir)) {
 		kb_err("report: cannot create %s: %s", r->dir, strerror(errno));
 		return KB_EXIT_USAGE;
 	}

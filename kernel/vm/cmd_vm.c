@@ -22,6 +22,8 @@ static const char usage[] =
 	"device and is always killed by the end.\n"
 	"\n"
 	"  --kernel BZIMAGE   the kernel image to boot\n"
+	"  --config FILE      its .config, shown to the guest (default: config-VER or\n"
+	"                     config next to the image, or the tree's .config)\n"
 	KB_VM_OPTIONS_HELP
 	"  --db PATH          store for a guest run (default %s)\n"
 	"  --no-store         do not store the guest run\n"
@@ -40,6 +42,7 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 	enum { OPT_KERNEL = 256, OPT_DB, OPT_NO_STORE };
 	static const struct option opts[] = {
 		KB_VM_LONG_OPTIONS,
+		{ "config", required_argument, NULL, KB_OPT_VM_CONFIG },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NO_STORE },

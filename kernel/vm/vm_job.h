@@ -15,7 +15,7 @@
 
 struct kb_vm_job {
 	const char *kernel;	/* the image to boot */
-	const char *config;	/* its .config for the guest (NULL: looked for next to it) */
+	const char *config;	/* its .config for the guest (NULL: the one next to it) */
 	const char *kbench;	/* the binary carried in (default: this one) */
 	const char *accel;
 	long cpus, mem_mib;
@@ -32,7 +32,6 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
        KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP };
 
 #define KB_VM_LONG_OPTIONS                                                   \
-	{ "config", required_argument, NULL, KB_OPT_VM_CONFIG },             \
 	{ "kbench", required_argument, NULL, KB_OPT_VM_KBENCH },             \
 	{ "accel", required_argument, NULL, KB_OPT_VM_ACCEL },               \
 	{ "cpus", required_argument, NULL, KB_OPT_VM_CPUS },                 \
@@ -43,8 +42,6 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
 	{ "quiet", no_argument, NULL, 'q' }
 
 #define KB_VM_OPTIONS_HELP \
-	"  --config FILE      the kernel's .config, shown to the guest (default: config-VER\n" \
-	"                     or config next to the image, or the tree's .config)\n"          \
 	"  --accel auto|kvm|tcg  auto: KVM when a boot under it reaches init, else TCG\n"     \
 	"  --cpus N           guest CPUs (default 2)\n"                                      \
 	"  --mem MIB          guest memory (default 1024)\n"                                 \

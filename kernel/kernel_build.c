@@ -1,0 +1,138 @@
+#include "kernel_build.h"
+#include "config_check.h"
+#include "../bench/spawn.h"
+#include "../bench/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_FRAGMENTS 64
+
+/* Runs argv with its output on stderr; 0 or -1 with err naming the step. */
+static int step(const char *what, char *const argv[], char *err, size_t size)
+{
+	pid_t pid = kb_spawn(argv, -1, STDERR_FILENO, STDERR_FILENO);
+	int rc = pid < 0 ? (int)pid : kb_spawn_wait(pid);
+
+	if (rc == 0)
+		return 0;
+	if (rc == 127)
+		snprintf(err, size, "%s: %s not found (make setup)", what, argv[0]);
+	else if (rc < 0)
+		snprintf(err, size, "%s: %s", what, strerror(-rc));
+	else
+		snprintf(err, size, "%s failed (exit %d; its output is above)", what, rc);
+	return -1;
+}
+
+static int make(const struct kb_kernel_build *b, const char *target, char *err, size_t size)
+{
+	char jobs[32], what[64];
+	char *argv[] = { "make", "-C", (char *)b->src, jobs, (char *)target, NULL };
+
+	snprintf(jobs, sizeof(jobs), "-j%ld", b->jobs);
+	snprintf(what, sizeof(what), "make %s", target);
+	return step(what, argv, err, size);
+}
+
+static int merge_fragments(const struct kb_kernel_build *b, const char *config, char *err,
+			   size_t size)
+{
+	char script[4200], *argv[MAX_FRAGMENTS + 8], paths[MAX_FRAGMENTS][4200];
+	size_t n = 0;
+	char **names = kb_config_fragments(b->fragments, &n, err, size);
+	int argc = 0, rc;
+
+	if (!names)
+		return -1;
+	snprintf(script, sizeof(script), "%s/scripts/kconfig/merge_config.sh", b->src);
+	argv[argc++] = "sh";
+	argv[argc++] = script;
+	argv[argc++] = "-m";	/* merge only: olddefconfig resolves it next */
+	argv[argc++] = "-O";
+	argv[argc++] = (char *)b->src;
+	argv[argc++] = (char *)config;
+	for (size_t i = 0; i < n && i < MAX_FRAGMENTS; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", b->fragments, names[i]);
+		argv[argc++] = paths[i];
+	}
+	argv[argc] = NULL;
+	rc = step("merge_config.sh", argv, err, size);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int copy_file(const char *from, const char *to, char *err, size_t size)
+{
+	size_t len = 0;
+	char *data = kb_read_file(from, &len);
+	FILE *f = data ? fopen(to, "wb") : NULL;
+	bool ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = false;
+	free(data);
+	if (!ok)
+		snprintf(err, size, "copying %s to %s: %s", from, to, strerror(errno));
+	return ok ? 0 : -1;
+}
+
+/* `make -s kernelrelease` of the configured tree. */
+static int kernel_release(const struct kb_kernel_build *b, char *out, size_t size)
+{
+	char *argv[] = { "make", "-s", "-C", (char *)b->src, "kernelrelease", NULL }, *text;
+	int rc = kb_spawn_capture(argv, &text);
+
+	if (rc == 0 && text && text[0])
+		snprintf(out, size, "%s", kb_rstrip(text));
+	free(text);
+	return rc == 0 && out[0] ? 0 : -1;
+}
+
+int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, size_t size,
+		    char *err, size_t esize)
+{
+	char path[4200], release[128] = "", dir[4200];
+
+	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", b->src);
+	if (access(path, R_OK)) {
+		snprintf(err, esize, "%s is not a kernel source tree (no scripts/kconfig/merge_config.sh)",
+			 b->src);
+		return -1;
+	}
+	snprintf(config, size, "%s/.config", b->src);
+	if (access(config, R_OK) && make(b, "defconfig", err, esize))
+		return -1;
+	if (merge_fragments(b, config, err, esize) || make(b, "olddefconfig", err, esize))
+		return -1;
+	if (b->config_only) {
+		image[0] = '\0';
+		return 0;
+	}
+	if (make(b, "bzImage", err, esize))
+		return -1;
+	if (kernel_release(b, release, sizeof(release))) {
+		snprintf(err, esize, "make kernelrelease failed in %s", b->src);
+		return -1;
+	}
+	if (b->out)
+		snprintf(dir, sizeof(dir), "%s", b->out);
+	else
+		snprintf(dir, sizeof(dir), "%s/build/kernels/%s", KB_SRCDIR, release);
+	if (kb_mkdir_p(dir)) {
+		snprintf(err, esize, "mkdir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/arch/x86/boot/bzImage", b->src);
+	snprintf(image, size, "%s/bzImage", dir);
+	if (copy_file(path, image, err, esize))
+		return -1;
+	snprintf(path, sizeof(path), "%s", config);
+	snprintf(config, size, "%s/config", dir);
+	return copy_file(path, config, err, esize);
+}

@@ -1,0 +1,29 @@
+/*
+ * kbench kernel build: a user's kernel source tree configured with the
+ * kbench fragments (the kernel's own scripts/kconfig/merge_config.sh, then
+ * olddefconfig) and built to a bzImage that kbench vm run and kbench ab boot.
+ */
+#ifndef KB_KERNEL_BUILD_H
+#define KB_KERNEL_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kb_kernel_build {
+	const char *src;	/* the source tree */
+	const char *fragments;	/* fragment directory */
+	const char *out;	/* where bzImage and config go (NULL: build/kernels/RELEASE) */
+	long jobs;
+	bool config_only;	/* stop after the .config */
+};
+
+/*
+ * Configures (defconfig first when the tree has no .config) and builds.
+ * The make and merge output goes to stderr. 0, or -1 with err filled.
+ * image/config: where the results are (config is the tree's .config when
+ * config_only).
+ */
+int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, size_t size,
+		    char *err, size_t esize);
+
+#endif
