@@ -7,6 +7,7 @@ extern const struct kb_bench kb_bpf_slab[];
 extern const struct kb_bench kb_bpf_uptr[];
 extern const struct kb_bench kb_net_napi[];
 extern const struct kb_bench kb_net_rtnl[];
+extern const struct kb_bench kb_net_netns[];
 extern const struct kb_bench kb_net_shaper[];
 extern const struct kb_bench kb_analysis[];
 
@@ -17,6 +18,7 @@ const struct kb_family kb_families[] = {
 	{ "bpf/uptr", kb_bpf_uptr },
 	{ "net/napi", kb_net_napi },
 	{ "net/rtnl", kb_net_rtnl },
+	{ "net/rtnl/netns", kb_net_netns },
 	{ "net/shaper", kb_net_shaper },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },

@@ -5,6 +5,7 @@
  * 6.13's per-netns RTNL (CONFIG_DEBUG_NET_SMALL_RTNL) per_netns should
  * scale. The lock wait of the workers is the harness's lock-wait collector.
  */
+#include "rtnl.h"
 #include "rtnl_ops.h"
 #include "topology.h"
 #include "../bench.h"
@@ -230,7 +231,7 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 }
 
 /* Whether this kernel has the per-netns RTNL (CONFIG_DEBUG_NET_SMALL_RTNL). */
-static void small_rtnl_fact(struct kb_result *r)
+void kb_rtnl_per_netns_fact(struct kb_result *r)
 {
 	struct utsname u;
 	char src[256];
@@ -258,120 +259,12 @@ static void rtnl_facts(void *state, struct kb_result *r)
 	       (double)s->ops * 1e9 / (double)s->wall_ns / (double)s->threads);
 	kb_result_add_factf(r, "slowest_thread_ops_per_s", "%.0f", s->per_thread_min);
 	kb_result_add_factf(r, "fastest_thread_ops_per_s", "%.0f", s->per_thread_max);
-	small_rtnl_fact(r);
+	kb_rtnl_per_netns_fact(r);
 }
 
 static void rtnl_teardown(void *state)
 {
 	(void)state;	/* the namespaces (and all in them) go with the undo list */
-}
-
-/* ---- net/rtnl/netns: namespace churn, each with a veth pair ---- */
-
-#define CHURN_MAX 64
-
-static const struct kb_method churn_methods[] = {
-	{ "unshare", NULL },
-	{ NULL, NULL },
-};
-
-static const struct kb_axis churn_axes[] = {
-	{ "namespaces", "10", "10,50" },
-	{ NULL, NULL, NULL },
-};
-
-struct churn_state {
-	long n;
-	double teardown_ns;	/* summed over samples */
-	unsigned samples;
-};
-
-static int churn_setup(void *state, const struct kb_case *c, char *why, size_t size)
-{
-	struct churn_state *s = state;
-
-	s->n = kb_case_long(c, "namespaces");
-	if (s->n < 1 || s->n > CHURN_MAX) {
-		snprintf(why, size, "namespaces 1..%d", CHURN_MAX);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* A namespace with a veth pair inside it. */
-static int one_netns(int *fd, int i)
-{
-	struct kb_rtnl r = { 0 };
-	char a[16], b[16];
-	int err;
-
-	*fd = kb_netns_new();
-	if (*fd < 0)
-		return *fd;
-	snprintf(a, sizeof(a), "kbc%da", i % CHURN_MAX);
-	snprintf(b, sizeof(b), "kbc%db", i % CHURN_MAX);
-	err = kb_netns_enter(*fd);
-	if (!err)
-		err = kb_rtnl_open(&r);
-	if (!err)
-		err = kb_rtnl_veth_add(&r, a, b, -1, 0);
-	kb_rtnl_close(&r);
-	kb_netns_leave();
-	return err;
-}
-
-/* Deletes the veth (synchronously: the RCU barrier is paid here) and drops the namespace. */
-static void drop_netns(int fd, int i)
-{
-	struct kb_rtnl r = { 0 };
-	char a[16];
-
-	snprintf(a, sizeof(a), "kbc%da", i % CHURN_MAX);
-	if (!kb_netns_enter(fd) && !kb_rtnl_open(&r))
-		kb_rtnl_link_del(&r, a);
-	kb_rtnl_close(&r);
-	kb_netns_leave();
-	close(fd);
-}
-
-static int churn_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
-			char *why, size_t size)
-{
-	struct churn_state *s = state;
-	int fds[CHURN_MAX], made = 0, err = 0;
-	uint64_t t0, start;
-
-	(void)batch;
-	kb_meter_begin(m);
-	start = kb_now_ns();
-	for (; made < s->n && !err; made++)
-		err = one_netns(&fds[made], made);
-	out->value = (double)(kb_now_ns() - start) / (double)s->n;
-	kb_meter_end(m);
-	if (err && fds[made - 1] < 0)
-		made--;
-	t0 = kb_now_ns();
-	for (int i = 0; i < made; i++)
-		drop_netns(fds[i], i);
-	s->teardown_ns += (double)(kb_now_ns() - t0) / (made ? made : 1);
-	s->samples++;
-	if (err) {
-		snprintf(why, size, "creating namespace %d: %s", made, strerror(-err));
-		return err;
-	}
-	out->ops = (uint64_t)s->n;
-	return 0;
-}
-
-static void churn_facts(void *state, struct kb_result *r)
-{
-	struct churn_state *s = state;
-
-	if (s->samples)
-		kb_result_add_factf(r, "teardown_us_per_netns", "%.1f", s->teardown_ns / s->samples / 1000.0);
-	kb_result_add_fact(r, "what", "unshare(CLONE_NEWNET) + a veth pair inside; teardown deletes "
-				      "the veth (synchronous) and closes the namespace");
-	small_rtnl_fact(r);
 }
 
 const struct kb_bench kb_net_rtnl[] = {
@@ -391,21 +284,6 @@ const struct kb_bench kb_net_rtnl[] = {
 		.facts = rtnl_facts,
 		.teardown = rtnl_teardown,
 		.lock_wait = true,
-	},
-	{
-		.name = "net/rtnl/netns",
-		.summary = "create N network namespaces with a veth pair each (ns per namespace)",
-		.metric = "latency",
-		.unit = "ns/netns",
-		.direction = KB_LOWER_IS_BETTER,
-		.methods = churn_methods,
-		.baseline = NULL,
-		.axes = churn_axes,
-		.timed = false,
-		.state_size = sizeof(struct churn_state),
-		.setup = churn_setup,
-		.sample = churn_sample,
-		.facts = churn_facts,
 	},
 	{ 0 },
 };
