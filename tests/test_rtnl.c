@@ -31,6 +31,9 @@ Test(rtnl, both_methods_with_rates_and_lock_wait, .timeout = 120)
 		cr_expect(!strncmp(rtnl, "yes", 3) || !strncmp(rtnl, "no", 2), "%s", rtnl);
 		cr_expect(cJSON_IsNumber(wait) && wait->valuedouble >= 0.0, "lock wait: %s",
 			  cJSON_PrintUnformatted(lw));
+		/* Found by address (KALLSYMS_ALL) or said why not. */
+		cr_expect(cJSON_IsString(cJSON_GetObjectItem(lw, "rtnl_lock")), "%s",
+			  cJSON_PrintUnformatted(lw));
 	}
 	cr_expect_eq(per, 2, "threads 1 and 2, per_netns");
 	cr_expect_eq(shared, 2);

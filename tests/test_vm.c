@@ -270,3 +270,42 @@ Test(vm, ab_of_one_image_is_all_same, .timeout = 600)
 	unlink(db);
 	rmdir(dir);
 }
+
+/*
+ * Debian's kernel has CONFIG_KALLSYMS_ALL, so in its guest the lock-wait
+ * collector finds rtnl_mutex by address: two rtnetlink workers then wait on
+ * RTNL, and that wait is part of (at most) all their sleeping-lock wait.
+ */
+Test(vm, rtnl_wait_by_address_in_a_kallsyms_all_guest, .timeout = 300)
+{
+	static struct cli_result r;
+	cJSON *doc, *it;
+	int two = 0;
+
+	need_kernel();
+	run_cli(&r, "vm run --kernel %s --accel tcg -q --no-store -J -- run -f net/rtnl/ops -r 3",
+		DEBIAN_KERNEL);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
+		cJSON *lw = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "collectors"), "lock_wait");
+		cJSON *rtnl = cJSON_GetObjectItem(lw, "rtnl_wait_ns_per_op");
+		cJSON *all = cJSON_GetObjectItem(lw, "wait_ns_per_op");
+		long threads = (long)cJSON_GetObjectItem(cJSON_GetObjectItem(it, "params"),
+							 "threads")->valuedouble;
+
+		cr_assert(cJSON_IsNumber(rtnl) && cJSON_IsNumber(all), "%s",
+			  cJSON_PrintUnformatted(lw));
+		cr_expect_str_eq(cJSON_GetObjectItem(lw, "rtnl_lock")->valuestring,
+				 "rtnl_mutex, by its /proc/kallsyms address");
+		cr_expect_leq(rtnl->valuedouble, all->valuedouble + 1e-9);
+		if (threads == 2) {
+			two++;
+			cr_expect_gt(cJSON_GetObjectItem(lw, "rtnl_waits_per_op")->valuedouble, 0.0,
+				     "two workers never waited on RTNL");
+		}
+	}
+	cr_expect_eq(two, 2, "threads=2 for both methods");
+	cJSON_Delete(doc);
+}
