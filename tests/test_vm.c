@@ -155,17 +155,38 @@ Test(vm, guest_run_is_stored_with_the_vm_environment, .timeout = 300)
 	rmdir(dir);
 }
 
-Test(vm, a_file_that_is_no_kernel_fails_cleanly, .timeout = 120)
+/* Not a kernel at all, and a real image cut in half: clear errors, nothing left. */
+Test(vm, a_kernel_that_does_not_boot_fails_cleanly, .timeout = 120)
 {
 	static struct cli_result r;
+	char dir[256], cut[300];
 	int dirs = count_workdirs();
+	size_t len = 0;
+	char *image;
+	FILE *f;
 
 	run_cli(&r, "vm run --kernel /etc/os-release --accel tcg -q -- probe");
 	cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
 	cr_expect(strstr(r.err, "kbench: vm run: "), "%s", r.err);
 	cr_expect_eq(count_lines(r.err), 1, "one line: %s", r.err);
+	need_kernel();
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(cut, sizeof(cut), "%s/vmlinuz-cut", dir);
+	image = slurp(DEBIAN_KERNEL, &len);
+	cr_assert_not_null(image);
+	f = fopen(cut, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(image, 1, len / 2, f), len / 2);
+	fclose(f);
+	free(image);
+	run_cli(&r, "vm run --kernel %s --accel tcg --boot-timeout 20 -q -- probe", cut);
+	cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "init"), "says the kernel never reached init: %s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "one line: %s", r.err);
 	cr_expect_eq(count_vm_processes(), 0, "qemu left running");
 	cr_expect_eq(count_workdirs(), dirs, "work directory left in /tmp");
+	unlink(cut);
+	rmdir(dir);
 }
 
 /* A VM past its limit (here: shorter than any boot) is killed at the limit. */

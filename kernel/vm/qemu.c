@@ -314,8 +314,8 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 		return -1;
 	}
 	if (!con.init_seen) {
-		snprintf(err, size, "the kernel did not boot to init (qemu exit %d: %s)", status,
-			 line);
+		snprintf(err, size, "qemu ended (exit %d) before the kernel reached init (console: %s)",
+			 status, line);
 		return -1;
 	}
 	if (read_result(b->workdir, out, err, size)) {
