@@ -185,7 +185,6 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 	int err = 0;
 
 	(void)batch;
-	t0 = kb_now_ns();
 	for (int i = 0; i < s->threads; i++) {
 		struct worker *w = &s->w[i];
 
@@ -193,7 +192,6 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 		w->index = i;
 		w->op = s->op;
 		w->go = &go;
-		w->deadline = t0 + (s->op == OP_VETH ? VETH_WINDOW_NS : WINDOW_NS) + 5000000;
 		if ((err = pthread_create(&w->th, NULL, work, w))) {
 			for (int k = 0; k < i; k++)
 				pthread_join(s->w[k].th, NULL);
@@ -203,6 +201,9 @@ static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 	}
 	kb_meter_begin(m);
 	t0 = kb_now_ns();
+	/* The window starts now, not before the threads were made (slow on a loaded host). */
+	for (int i = 0; i < s->threads; i++)
+		s->w[i].deadline = t0 + (s->op == OP_VETH ? VETH_WINDOW_NS : WINDOW_NS);
 	atomic_store(&go, 1);
 	for (int i = 0; i < s->threads; i++)
 		pthread_join(s->w[i].th, NULL);

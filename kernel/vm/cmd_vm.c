@@ -143,7 +143,10 @@ static int vm_run(int argc, char **argv)
 		fprintf(stderr, "kbench: guest %s under %s (%s): booted in %.1f s, done in %.1f s\n",
 			o.guest_release, o.accel, o.accel_note, o.boot_s, o.total_s);
 	}
-	if (!rc && kb_vm_job_is_run(&cli.job)) {
+	if (!rc && o.guest_rc)
+		kb_err("vm run: the guest's kbench %s exited %d (its console's last line: %s)",
+		       cli.job.args[0], o.guest_rc, o.console_line);
+	if (!rc && kb_vm_job_is_run(&cli.job) && o.output_len) {
 		rc = take_run(&cli, store, &o);
 	} else if (!rc) {
 		fwrite(o.output, 1, o.output_len, stdout);

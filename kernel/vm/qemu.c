@@ -82,7 +82,8 @@ static void last_line(const struct console *c, char *out, size_t size)
 		for (char *p = l; *p; p++)
 			if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 				*p = ' ';
-		if (l[strspn(l, " ")])
+		/* The kernel's own last word is always the power-off. */
+		if (l[strspn(l, " ")] && !strstr(l, "reboot: Power down"))
 			last = l;
 	}
 	snprintf(out, size, "%s", last ? last + strspn(last, " ") : "nothing");
@@ -292,6 +293,7 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 		snprintf(out->accel_note, sizeof(out->accel_note), "%s",
 			 !strcmp(b->accel, "auto") ? "KVM usable" : "asked for");
 	snprintf(out->guest_release, sizeof(out->guest_release), "%s", con.release);
+	snprintf(out->console_line, sizeof(out->console_line), "%s", line);
 	switch (end) {
 	case FAILED:
 		return -1;

@@ -34,6 +34,7 @@ struct kb_vm_outcome {
 	double boot_s;		/* qemu start to init running */
 	double total_s;		/* qemu start to the result back */
 	int guest_rc;		/* the kbench command's exit status */
+	char console_line[256];	/* the console's last line (for a failure message) */
 	char *output;		/* its stdout, NUL-terminated (caller frees) */
 	size_t output_len;
 };
