@@ -43,8 +43,9 @@ struct kb_metric_cmp {
 	double ratio, ci_lo, ci_hi;	/* median(B) / median(A) and its 95% CI */
 	double change_pct;		/* + is worse, whatever the direction */
 	double p;			/* Mann-Whitney two-sided */
-	double noise;			/* run-to-run noise from history, NAN if unknown */
-	size_t noise_runs;		/* stored runs it rests on */
+	double noise;			/* run-to-run noise, NAN if unknown */
+	size_t noise_runs;		/* runs it rests on */
+	bool noise_from_compared;	/* from the compared runs' spread, not stored history */
 	double threshold;		/* the one used: max(opts threshold, noise floor) */
 	double runs_needed;		/* runs per side for the noise floor to reach opts threshold */
 	enum kb_verdict verdict;

@@ -67,8 +67,9 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 static void print_noise_source(FILE *out, const struct kb_comparison *c)
 {
 	if (c->with_noise)
-		fprintf(out, "run-to-run noise from stored history for %zu of %zu metrics; a noisier\n"
-			     "metric's threshold is raised to what its runs can resolve\n",
+		fprintf(out, "run-to-run noise (stored history, or the spread of the compared runs)\n"
+			     "for %zu of %zu metrics; a noisier metric's threshold is raised to what\n"
+			     "its runs can resolve\n",
 			c->with_noise, c->nmetrics);
 	else
 		fprintf(out, "no stored run-to-run noise for these metrics: verdicts rest on the\n"
@@ -104,8 +105,9 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
 		if (raised(m, c))
-			fprintf(out, "%14srun noise %.1f%% (%zu runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
-				"", m->noise * 100.0, m->noise_runs, m->threshold * 100.0,
+			fprintf(out, "%14srun noise %.1f%% (%zu %s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
+				"", m->noise * 100.0, m->noise_runs,
+				m->noise_from_compared ? "compared" : "stored", m->threshold * 100.0,
 				m->runs_needed, c->opts.threshold * 100.0);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
@@ -197,6 +199,9 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		add_finite(o, "p", m->p);
 		add_finite(o, "run_noise", m->noise);
 		cJSON_AddNumberToObject(o, "run_noise_runs", (double)m->noise_runs);
+		cJSON_AddStringToObject(o, "run_noise_source",
+					isnan(m->noise) ? "none"
+					: m->noise_from_compared ? "compared_runs" : "history");
 		cJSON_AddNumberToObject(o, "threshold_used", m->threshold);
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)

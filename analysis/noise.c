@@ -77,3 +77,41 @@ double kb_noise_runs_needed(double noise, double threshold, double alpha)
 		return 1.0;
 	return fmax(1.0, ceil(2.0 * pow(z * noise / log1p(threshold), 2.0)));
 }
+
+/* Sum of squared deviations of the log run medians of one side; *runs counts them. */
+static double side_ss(const double *x, const size_t *g, size_t ng, size_t *runs)
+{
+	double logs[256], mean = 0.0, ss = 0.0;
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < ng; at += g[i], i++) {
+		double med = g[i] ? kb_median(x + at, g[i]) : 0.0;
+
+		if (med > 0.0 && n < sizeof(logs) / sizeof(logs[0]))
+			logs[n++] = log(med);
+	}
+	for (size_t i = 0; i < n; i++)
+		mean += logs[i] / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (logs[i] - mean) * (logs[i] - mean);
+	*runs = n;
+	return ss;
+}
+
+double kb_pooled_run_noise(const double *a, const size_t *ga, size_t nga, const double *b,
+			   const size_t *gb, size_t ngb, size_t *df)
+{
+	size_t ra, rb;
+	double ss = side_ss(a, ga, nga, &ra) + side_ss(b, gb, ngb, &rb);
+
+	*df = ra && rb && ra + rb > 2 ? ra + rb - 2 : 0;
+	return *df >= 2 ? sqrt(ss / (double)*df) : NAN;
+}
+
+double kb_noise_floor_t(double noise, size_t ka, size_t kb, double alpha, size_t df)
+{
+	if (!(noise > 0.0) || !ka || !kb || !df)
+		return 0.0;
+	return expm1(gsl_cdf_tdist_Qinv(alpha / 2.0, (double)df) * noise *
+		     sqrt(1.0 / (double)ka + 1.0 / (double)kb));
+}

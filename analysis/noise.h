@@ -33,6 +33,18 @@ double kb_series_noise(const struct kb_series *s, const char *const *skip, size_
  */
 double kb_noise_floor(double noise, size_t ka, size_t kb, double alpha);
 
+/*
+ * The run-to-run noise seen in the compared runs themselves, when sides
+ * pool several: the pooled standard deviation of the log run medians
+ * around each side's mean (x[0..] in groups of g[i] samples per run). *df
+ * gets its degrees of freedom (runs - 2); NAN when df < 2.
+ */
+double kb_pooled_run_noise(const double *a, const size_t *ga, size_t nga, const double *b,
+			   const size_t *gb, size_t ngb, size_t *df);
+
+/* kb_noise_floor for a noise estimated with df degrees of freedom (Student's t). */
+double kb_noise_floor_t(double noise, size_t ka, size_t kb, double alpha, size_t df);
+
 /* Runs per side that bring that floor down to threshold (1 at least). */
 double kb_noise_runs_needed(double noise, double threshold, double alpha);
 
