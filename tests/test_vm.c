@@ -331,3 +331,24 @@ Test(vm, rtnl_wait_by_address_in_a_kallsyms_all_guest, .timeout = 300)
 	cr_expect_eq(two, 2, "threads=2 for both methods");
 	cJSON_Delete(doc);
 }
+
+/* Debian builds veth as a module and the guest carries none: a skip with the reason, not a failure. */
+Test(vm, a_guest_without_veth_skips_with_the_reason, .timeout = 300)
+{
+	static struct cli_result r;
+	cJSON *doc, *it;
+	int skips = 0;
+
+	need_kernel();
+	run_cli(&r, "vm run --kernel %s --accel tcg -q --no-store -J -- run -f 'net/rtnl/netns*' -r 3",
+		DEBIAN_KERNEL);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "results")), 0);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "skipped"))
+		skips += strstr(cJSON_GetObjectItem(it, "reason")->valuestring,
+				"kernel lacks veth (CONFIG_VETH") != NULL;
+	cr_expect_eq(skips, 2, "net/rtnl/netns and netns_cleanup skip for want of veth");
+	cJSON_Delete(doc);
+}

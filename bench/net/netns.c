@@ -50,7 +50,7 @@ static int churn_setup(void *state, const struct kb_case *c, char *why, size_t s
 		snprintf(why, size, "namespaces 1..%d", CHURN_MAX);
 		return -EINVAL;
 	}
-	return 0;
+	return kb_veth_check(why, size);
 }
 
 /* A namespace with a veth pair inside it. */
@@ -158,6 +158,8 @@ static int cleanup_setup(void *state, const struct kb_case *c, char *why, size_t
 		snprintf(why, size, "namespaces 1..%d", CHURN_MAX);
 		return -EINVAL;
 	}
+	if ((err = kb_veth_check(why, size)))
+		return err;
 	s->observer = kb_netns_new();
 	if (s->observer < 0 || kb_netns_hold(s->observer)) {
 		err = s->observer < 0 ? s->observer : -ENOMEM;

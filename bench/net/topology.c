@@ -156,6 +156,30 @@ static int configure(int ns, const char *dev, const char *addr, unsigned *index)
 	return err;
 }
 
+int kb_veth_check(char *why, size_t size)
+{
+	static int known = 1;	/* 1: not tried yet */
+	struct kb_rtnl r = { 0 };
+	int fd, err;
+
+	if (known == 1) {
+		fd = kb_netns_new();
+		err = fd < 0 ? fd : kb_netns_enter(fd);
+		if (!err && !(err = kb_rtnl_open(&r)) &&
+		    !(err = kb_rtnl_veth_add(&r, "kbprobe0", "kbprobe1", -1, 0)))
+			kb_rtnl_link_del(&r, "kbprobe0");
+		kb_rtnl_close(&r);
+		if (fd >= 0) {
+			kb_netns_leave();
+			close(fd);
+		}
+		known = err == -EOPNOTSUPP ? err : 0;
+	}
+	if (known)
+		snprintf(why, size, KB_VETH_LACKING);
+	return known;
+}
+
 int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 {
 	static unsigned serial;
@@ -191,6 +215,10 @@ int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 		kb_rtnl_close(&r);
 	}
 	kb_netns_leave();
+	if (err == -EOPNOTSUPP) {
+		snprintf(why, size, KB_VETH_LACKING " (creating %s/%s)", t->dev_a, t->dev_b);
+		return err;
+	}
 	if (err) {
 		snprintf(why, size, "creating veth %s/%s: %s", t->dev_a, t->dev_b, strerror(-err));
 		return err;

@@ -26,6 +26,15 @@ struct kb_topo {
  */
 int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size);
 
+/* Why the net/ benchmarks skip on a kernel without veth (a Debian guest: veth is a module). */
+#define KB_VETH_LACKING "kernel lacks veth (CONFIG_VETH, built in or its module loaded)"
+
+/*
+ * Whether this kernel can create a veth pair (tried once, in a scratch
+ * namespace): 0, or -EOPNOTSUPP with why = KB_VETH_LACKING.
+ */
+int kb_veth_check(char *why, size_t size);
+
 /* A new network namespace, held by the returned fd (or -errno); the thread stays where it was. */
 int kb_netns_new(void);
 
