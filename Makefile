@@ -67,7 +67,7 @@ setup:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
-	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/vmlinuz $(KCONFIG_TREE)/Makefile
+	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/modules $(KCONFIG_TREE)/Makefile
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
@@ -82,7 +82,8 @@ $(LIBPERF):
 		{ cat $(BUILD)/libperf.log >&2; exit 3; }
 	@rm -rf $(BUILD)/linux-src
 
-$(DEBIAN_KERNEL)/vmlinuz:
+# The image, its config and its modules (veth, sch_htb ... are modules in Debian).
+$(DEBIAN_KERNEL)/modules:
 	@echo "setup: fetching Debian's cloud kernel image (the VM runner's test kernel)"
 	@rm -rf $(DEBIAN_KERNEL) && mkdir -p $(DEBIAN_KERNEL)/pkg
 	@pkg=$$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $$2; exit }'); \
@@ -91,9 +92,9 @@ $(DEBIAN_KERNEL)/vmlinuz:
 	[ -n "$$pkg" ] || { echo "kbench: setup: apt knows no linux-image-cloud-amd64" >&2; exit 3; }; \
 	cd $(DEBIAN_KERNEL)/pkg && apt-get download -qq -o APT::Sandbox::User=root $$pkg-unsigned && \
 	dpkg-deb -x *.deb x && rel=$${pkg#linux-image-} && \
-	cp x/boot/vmlinuz-$$rel x/boot/config-$$rel .. && cd .. && rm -rf pkg && \
-	ln -s vmlinuz-$$rel vmlinuz && ln -s config-$$rel config || \
-	{ echo "kbench: setup: fetching $$pkg-unsigned failed" >&2; exit 3; }
+	mv x/boot/vmlinuz-$$rel x/boot/config-$$rel x/lib/modules/$$rel .. && cd .. && rm -rf pkg && \
+	ln -s vmlinuz-$$rel vmlinuz && ln -s config-$$rel config && ln -s $$rel modules || \
+	{ echo "kbench: setup: fetching $$pkg-unsigned failed" >&2; rm -rf $(CURDIR)/$(DEBIAN_KERNEL); exit 3; }
 
 $(KCONFIG_TREE)/Makefile:
 	@echo "setup: unpacking the Kconfig part of $(LINUX_SRC_TAR)"

@@ -24,6 +24,8 @@ static const char usage[] =
 	"  --kernel BZIMAGE   the kernel image to boot\n"
 	"  --config FILE      its .config, shown to the guest (default: config-VER or\n"
 	"                     config next to the image, or the tree's .config)\n"
+	"  --modules DIR      its lib/modules/RELEASE tree, carried in and loaded on demand\n"
+	"                     (default: modules/ next to the image, if there)\n"
 	KB_VM_OPTIONS_HELP
 	"  --db PATH          store for a guest run (default %s)\n"
 	"  --no-store         do not store the guest run\n"
@@ -43,6 +45,7 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 	static const struct option opts[] = {
 		KB_VM_LONG_OPTIONS,
 		{ "config", required_argument, NULL, KB_OPT_VM_CONFIG },
+		{ "modules", required_argument, NULL, KB_OPT_VM_MODULES },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-store", no_argument, NULL, OPT_NO_STORE },

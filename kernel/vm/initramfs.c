@@ -3,11 +3,14 @@
 #include "../../bench/spawn.h"
 #include "../../bench/util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Tools kbench runs by name; each is carried when the host has it. */
@@ -56,6 +59,63 @@ static void put_file(struct builder *b, const char *name, const char *src)
 {
 	parents(b, name);
 	kb_cpio_copy(&b->cpio, name, src);
+}
+
+/*
+ * The parts of a modules tree kbench loads from (veth, ifb, dummy,
+ * netdevsim, qdiscs and classifiers), and the tree's top-level files:
+ * all of Debian's modules would triple the boot time under TCG.
+ */
+static const struct {
+	const char *dir;
+	bool recursive;
+} module_parts[] = {
+	{ "", false },
+	{ "kernel/drivers/net", false },
+	{ "kernel/drivers/net/netdevsim", true },
+	{ "kernel/net/sched", true },
+};
+
+/* The regular files of src (and below, when recursive) as name/...; links are left out. */
+static void put_dir(struct builder *b, const char *name, const char *src, bool recursive,
+		    int depth)
+{
+	DIR *d = opendir(src);
+	struct dirent *e;
+
+	if (!d)
+		return;	/* a kernel without that part */
+	while (!b->cpio.error && (e = readdir(d))) {
+		char from[4096], to[4096];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", src, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s", name, e->d_name);
+		if (lstat(from, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && recursive && depth < 8)
+			put_dir(b, to, from, true, depth + 1);
+		else if (S_ISREG(st.st_mode))
+			put_file(b, to, from);
+	}
+	closedir(d);
+}
+
+static void put_modules(struct builder *b, const char *tree)
+{
+	char copy[4096], root[4200], name[4400], src[4400];
+
+	snprintf(copy, sizeof(copy), "%s", tree);
+	snprintf(root, sizeof(root), "lib/modules/%s", basename(copy));
+	for (size_t i = 0; i < KB_ARRAY_SIZE(module_parts); i++) {
+		const char *part = module_parts[i].dir;
+
+		snprintf(name, sizeof(name), "%s%s%s", root, *part ? "/" : "", part);
+		snprintf(src, sizeof(src), "%s%s%s", tree, *part ? "/" : "", part);
+		put_dir(b, name, src, module_parts[i].recursive, 0);
+	}
 }
 
 /* The full path of tool in PATH (and the sbin directories) into out. */
@@ -140,7 +200,8 @@ static char *init_script(const struct kb_initramfs *p, size_t *len)
 	      "mount -t devtmpfs devtmpfs /dev\n"
 	      "mount -t tmpfs tmpfs /tmp\n"
 	      "ip link set lo up\n"
-	      "[ -f /boot/kernel-config ] && cp /boot/kernel-config \"/boot/config-$(uname -r)\"\n",
+	      "[ -f /boot/kernel-config ] && cp /boot/kernel-config \"/boot/config-$(uname -r)\"\n"
+	      "[ -d \"/lib/modules/$(uname -r)\" ] && depmod && echo /bin/modprobe >/proc/sys/kernel/modprobe\n",
 	      f);
 	fputs("hostname", f);
 	shell_word(f, p->hostname);
@@ -193,6 +254,8 @@ static int fill(struct builder *b, const struct kb_initramfs *p)
 		put_file(b, b->libs[i] + 1, b->libs[i]);
 	if (p->kernel_config)
 		put_file(b, "boot/kernel-config", p->kernel_config);
+	if (p->modules)
+		put_modules(b, p->modules);
 	init = init_script(p, &len);
 	if (!init) {
 		snprintf(b->err, b->size, "out of memory");

@@ -1,8 +1,10 @@
 /*
  * The guest's initramfs: busybox, the kbench binary, the tools kbench runs
  * (ethtool, tc, ip, iperf3 where the host has them), every shared library
- * those need (as ldd resolves them on the host), the kernel's config when
- * known, and an init script that runs one kbench command and sends its
+ * those need (as ldd resolves them on the host), the kernel's config and
+ * modules when known (init runs depmod and points the kernel's module
+ * loader at busybox modprobe, so veth or sch_htb load on demand), and an
+ * init script that runs one kbench command and sends its
  * stdout back over the second serial port.
  */
 #ifndef KB_INITRAMFS_H
@@ -18,6 +20,7 @@
 struct kb_initramfs {
 	const char *kbench;		/* the kbench binary to carry */
 	const char *kernel_config;	/* the guest kernel's .config, or NULL */
+	const char *modules;		/* its lib/modules/RELEASE directory, or NULL */
 	const char *hostname;		/* the guest's host name */
 	char *const *args;		/* the kbench command line in the guest */
 	int nargs;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -55,6 +56,12 @@ int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
 	case KB_OPT_VM_KEEP:
 		j->keep = true;
 		return 1;
+	case KB_OPT_VM_MODULES:
+		j->modules = arg;
+		return 1;
+	case KB_OPT_VM_NO_MODULES:
+		j->no_modules = true;
+		return 1;
 	case 'q':
 		j->quiet = true;
 		return 1;
@@ -95,9 +102,28 @@ static const char *find_config(const char *image, char *buf, size_t size)
 	return NULL;
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* modules/ beside the image (make setup puts Debian's there), followed to its real name. */
+static const char *find_modules(const char *image, char *buf, size_t size)
+{
+	char dir[2048], cand[4200];
+
+	snprintf(dir, sizeof(dir), "%s", image);
+	snprintf(cand, sizeof(cand), "%s/modules", dirname(dir));
+	if (!is_dir(cand) || !realpath(cand, buf) || strlen(buf) >= size)
+		return NULL;
+	return buf;
+}
+
 int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 {
-	static char config[4096], self[4096];
+	static char config[4096], self[4096], modules[4096];
 
 	if (!j->kernel) {
 		kb_err("%s: which kernel? (--kernel BZIMAGE)", cmd);
@@ -113,6 +139,15 @@ int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 	}
 	if (!j->config)
 		j->config = find_config(j->kernel, config, sizeof(config));
+	if (j->modules && !is_dir(j->modules)) {
+		kb_err("%s: --modules %s: not a directory (the image's lib/modules/RELEASE)", cmd,
+		       j->modules);
+		return KB_EXIT_USAGE;
+	}
+	if (!j->modules && !j->no_modules)
+		j->modules = find_modules(j->kernel, modules, sizeof(modules));
+	if (j->no_modules)
+		j->modules = NULL;
 	/* ldd needs the real path: /proc/self/exe would be ldd's own. */
 	if (!j->kbench && realpath("/proc/self/exe", self))
 		j->kbench = self;
@@ -168,7 +203,7 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	unsigned mark = kb_undo_mark();
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
-				  .hostname = host };
+				  .modules = j->modules, .hostname = host };
 	struct kb_vm_boot b = { .kernel = j->kernel, .initrd = initrd, .workdir = tmpl,
 				.accel = j->accel, .cpus = (unsigned)j->cpus,
 				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
@@ -246,6 +281,7 @@ int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
 	cJSON_AddNumberToObject(vm, "cpus", (double)j->cpus);
 	cJSON_AddNumberToObject(vm, "memory_mib", (double)j->mem_mib);
 	add_image(vm, j->kernel);
+	cJSON_AddStringToObject(vm, "modules", j->modules ? j->modules : "none");
 	cJSON_AddNumberToObject(vm, "boot_s", o->boot_s);
 	cJSON_AddNumberToObject(vm, "total_s", o->total_s);
 	return 0;

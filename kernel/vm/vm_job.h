@@ -16,6 +16,8 @@
 struct kb_vm_job {
 	const char *kernel;	/* the image to boot */
 	const char *config;	/* its .config for the guest (NULL: the one next to it) */
+	const char *modules;	/* its lib/modules/RELEASE tree (NULL: modules/ next to it) */
+	bool no_modules;	/* carry none, even when found */
 	const char *kbench;	/* the binary carried in (default: this one) */
 	const char *accel;
 	long cpus, mem_mib;
@@ -29,7 +31,8 @@ struct kb_vm_job {
 			     .timeout_s = 1800, .boot_timeout_s = 120 }
 
 enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS,
-       KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP };
+       KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP,
+       KB_OPT_VM_MODULES, KB_OPT_VM_NO_MODULES };
 
 #define KB_VM_LONG_OPTIONS                                                   \
 	{ "kbench", required_argument, NULL, KB_OPT_VM_KBENCH },             \
@@ -39,6 +42,7 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
 	{ "timeout", required_argument, NULL, KB_OPT_VM_TIMEOUT },           \
 	{ "boot-timeout", required_argument, NULL, KB_OPT_VM_BOOT_TIMEOUT }, \
 	{ "keep", no_argument, NULL, KB_OPT_VM_KEEP },                       \
+	{ "no-modules", no_argument, NULL, KB_OPT_VM_NO_MODULES },           \
 	{ "quiet", no_argument, NULL, 'q' }
 
 #define KB_VM_OPTIONS_HELP \
@@ -48,6 +52,7 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
 	"  --timeout S        kill the VM after S seconds (default 1800)\n"                  \
 	"  --boot-timeout S   kill it when init has not started after S seconds (default 120)\n" \
 	"  --kbench PATH      the kbench binary to run inside (default: this one)\n"         \
+	"  --no-modules       carry no kernel modules (default: the image's modules/ dir)\n"  \
 	"  --keep             keep the work directory (initramfs, console.log)\n"            \
 	"  -q, --quiet        do not echo the guest's console\n"
 
