@@ -155,7 +155,7 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 {
 	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
 					       : NULL;
-	double own;
+	double own, own_floor;
 	size_t df = 0;
 
 	m->noise = NAN;
@@ -169,8 +169,9 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 		m->threshold = fmax(o->threshold,
 				    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
 	own = kb_pooled_run_noise(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, &df);
-	if (!isnan(own) && kb_noise_floor_t(own, m->nga, m->ngb, o->alpha, df) > m->threshold) {
-		m->threshold = kb_noise_floor_t(own, m->nga, m->ngb, o->alpha, df);
+	own_floor = isnan(own) ? 0.0 : kb_noise_floor_t(own, m->nga, m->ngb, o->alpha, df);
+	if (own_floor > m->threshold) {
+		m->threshold = own_floor;
 		m->noise = own;
 		m->noise_runs = m->nga + m->ngb;
 		m->noise_from_compared = true;

@@ -41,16 +41,22 @@ struct churn_state {
 	unsigned samples;
 };
 
-static int churn_setup(void *state, const struct kb_case *c, char *why, size_t size)
+/* The case's namespace count, on a kernel that can make the veth each gets. */
+static int namespaces_of(const struct kb_case *c, long *n, char *why, size_t size)
 {
-	struct churn_state *s = state;
-
-	s->n = kb_case_long(c, "namespaces");
-	if (s->n < 1 || s->n > CHURN_MAX) {
+	*n = kb_case_long(c, "namespaces");
+	if (*n < 1 || *n > CHURN_MAX) {
 		snprintf(why, size, "namespaces 1..%d", CHURN_MAX);
 		return -EINVAL;
 	}
 	return kb_veth_check(why, size);
+}
+
+static int churn_setup(void *state, const struct kb_case *c, char *why, size_t size)
+{
+	struct churn_state *s = state;
+
+	return namespaces_of(c, &s->n, why, size);
 }
 
 /* A namespace with a veth pair inside it. */
@@ -153,12 +159,7 @@ static int cleanup_setup(void *state, const struct kb_case *c, char *why, size_t
 	struct cleanup_state *s = state;
 	int err = 0, rcvbuf = 4 << 20;
 
-	s->n = kb_case_long(c, "namespaces");
-	if (s->n < 1 || s->n > CHURN_MAX) {
-		snprintf(why, size, "namespaces 1..%d", CHURN_MAX);
-		return -EINVAL;
-	}
-	if ((err = kb_veth_check(why, size)))
+	if ((err = namespaces_of(c, &s->n, why, size)))
 		return err;
 	s->observer = kb_netns_new();
 	if (s->observer < 0 || kb_netns_hold(s->observer)) {
