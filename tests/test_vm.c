@@ -7,6 +7,7 @@
  * left behind.
  */
 #include "helpers.h"
+#include "../bench/env.h"
 #include "../bench/util.h"
 
 #include <criterion/criterion.h>
@@ -370,4 +371,57 @@ Test(vm, veth_as_a_module_skips_or_loads_on_demand, .timeout = 300)
 	cr_expect(strstr(cJSON_GetObjectItem(vm, "modules")->valuestring, "cloud-amd64"),
 		  "environment.vm.modules names the tree");
 	cJSON_Delete(doc);
+}
+
+/* The config_sha256 a stored run with this label recorded. */
+static void run_config_sha(const char *db, const char *label, char *out, size_t size)
+{
+	static struct cli_result r;
+	cJSON *doc, *env;
+
+	run_cli(&r, "export --db %s %s", db, label);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "export of %s is %zu bytes", label, strlen(r.out));
+	env = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "run"), "environment");
+	snprintf(out, size, "%s", cJSON_GetObjectItem(env, "config_sha256")->valuestring);
+	cJSON_Delete(doc);
+}
+
+/* Each side of ab boots with its own image's config (found next to each image). */
+Test(vm, ab_gives_each_side_its_own_config, .timeout = 300)
+{
+	static struct cli_result r;
+	char dir[256], db[300], image[300], config[300], sha_a[80], sha_b[80], want[65];
+	size_t len = 0;
+	char *text;
+	FILE *f;
+
+	need_kernel();
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/ab.db", dir);
+	snprintf(image, sizeof(image), "%s/vmlinuz", dir);
+	snprintf(config, sizeof(config), "%s/config", dir);
+	cr_assert_eq(symlink(DEBIAN_KERNEL, image), 0);
+	text = slurp(KB_SRCDIR "/build/kernels/debian/config", &len);
+	cr_assert_not_null(text);
+	f = fopen(config, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s# CONFIG_KBENCH_TEST_MARKER is not set\n", text);
+	fclose(f);
+	free(text);
+	run_cli(&r, "ab --base %s --patched %s -r 1 --accel tcg --no-modules --db %s --label own "
+		"-q -- -f mm/guard/vmas -r 3", DEBIAN_KERNEL, image, db);
+	cr_assert_eq(r.status, 0, "ab: exit %d: %s", r.status, r.err);
+	run_config_sha(db, "own-base", sha_a, sizeof(sha_a));
+	run_config_sha(db, "own-patched", sha_b, sizeof(sha_b));
+	text = slurp(config, &len);
+	cr_assert(kb_sha256_hex(text, len, want));
+	free(text);
+	cr_expect_str_eq(sha_b, want, "the patched side booted with the config next to its image");
+	cr_expect_str_neq(sha_a, sha_b, "both sides got the same config");
+	unlink(config);
+	unlink(image);
+	unlink(db);
+	rmdir(dir);
 }

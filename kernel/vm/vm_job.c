@@ -123,7 +123,6 @@ static const char *find_modules(const char *image, char *buf, size_t size)
 
 int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 {
-	static char config[4096], self[4096], modules[4096];
 
 	if (!j->kernel) {
 		kb_err("%s: which kernel? (--kernel BZIMAGE)", cmd);
@@ -138,19 +137,19 @@ int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 		return KB_EXIT_USAGE;
 	}
 	if (!j->config)
-		j->config = find_config(j->kernel, config, sizeof(config));
+		j->config = find_config(j->kernel, j->found_config, sizeof(j->found_config));
 	if (j->modules && !is_dir(j->modules)) {
 		kb_err("%s: --modules %s: not a directory (the image's lib/modules/RELEASE)", cmd,
 		       j->modules);
 		return KB_EXIT_USAGE;
 	}
 	if (!j->modules && !j->no_modules)
-		j->modules = find_modules(j->kernel, modules, sizeof(modules));
+		j->modules = find_modules(j->kernel, j->found_modules, sizeof(j->found_modules));
 	if (j->no_modules)
 		j->modules = NULL;
 	/* ldd needs the real path: /proc/self/exe would be ldd's own. */
-	if (!j->kbench && realpath("/proc/self/exe", self))
-		j->kbench = self;
+	if (!j->kbench && realpath("/proc/self/exe", j->found_kbench))
+		j->kbench = j->found_kbench;
 	if (!readable(j->kbench)) {
 		kb_err("%s: --kbench %s: %s", cmd, j->kbench, strerror(errno));
 		return KB_EXIT_USAGE;

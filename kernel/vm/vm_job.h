@@ -25,6 +25,8 @@ struct kb_vm_job {
 	bool quiet, keep;
 	char **args;		/* the guest's kbench command line */
 	int nargs;
+	/* What kb_vm_job_check found: each job its own (ab checks two). */
+	char found_config[4096], found_modules[4096], found_kbench[4096];
 };
 
 #define KB_VM_JOB_DEFAULTS { .accel = "auto", .cpus = 2, .mem_mib = 1024, \
