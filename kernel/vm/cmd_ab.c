@@ -90,7 +90,7 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *prefix = NULL;
+	const char *prefix = NULL, *image[2] = { NULL, NULL };
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "+r:qh", opts, NULL)) != -1) {
@@ -102,7 +102,7 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 		switch (c) {
 		case OPT_BASE:
 		case OPT_PATCHED:
-			cli->side[c == OPT_PATCHED].kernel = optarg;
+			image[c == OPT_PATCHED] = optarg;
 			break;
 		case 'r':
 			if (!kb_parse_long(optarg, 1, 100, &cli->rounds)) {
@@ -132,7 +132,7 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 			return kb_bad_option("ab", argv);
 		}
 	}
-	if (!cli->side[0].kernel || !cli->side[1].kernel) {
+	if (!image[0] || !image[1]) {
 		kb_err("ab: --base and --patched are both needed (two kernel images)");
 		return KB_EXIT_USAGE;
 	}
@@ -143,15 +143,12 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 	cli->run_args = argv + optind;
 	cli->nrun_args = argc - optind;
 	/* The VM options were given once: both sides boot the same way. */
-	{
-		const char *patched = cli->side[1].kernel;
-
-		cli->side[1] = cli->side[0];
-		cli->side[1].kernel = patched;
-	}
-	for (int s = 0; s < 2; s++)
+	cli->side[1] = cli->side[0];
+	for (int s = 0; s < 2; s++) {
+		cli->side[s].kernel = image[s];
 		if ((rc = kb_vm_job_check("ab", &cli->side[s])))
 			return rc;
+	}
 	return set_labels(cli, prefix);
 }
 

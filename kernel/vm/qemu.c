@@ -238,31 +238,31 @@ static enum boot_end boot_once(const struct kb_vm_boot *b, bool kvm, double boot
 	return end;
 }
 
-static int kvm_usable(char *why, size_t size)
+static bool kvm_usable(char *why, size_t size)
 {
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		snprintf(why, size, "/dev/kvm: %s", strerror(errno));
-		return 0;
+		return false;
 	}
 	close(fd);
-	return 1;
+	return true;
 }
 
 int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err, size_t size)
 {
 	static char kvm_failed[256];
 	char log[4200], line[256];
-	bool kvm = !strcmp(b->accel, "kvm");
+	bool autoaccel = !strcmp(b->accel, "auto"), kvm = !strcmp(b->accel, "kvm");
 	struct console con;
 	enum boot_end end;
 	int status = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (!strcmp(b->accel, "auto"))
+	if (autoaccel)
 		kvm = kvm_usable(out->accel_note, sizeof(out->accel_note));
-	if (!strcmp(b->accel, "auto") && kvm_failed[0]) {
+	if (autoaccel && kvm_failed[0]) {
 		/* A second boot in this process: KVM did not work the first time. */
 		snprintf(out->accel_note, sizeof(out->accel_note), "%s", kvm_failed);
 		kvm = false;
@@ -272,14 +272,12 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 		memset(&con, 0, sizeof(con));
 		con.echo = b->echo;
 		con.log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		end = boot_once(b, kvm, kvm && !strcmp(b->accel, "auto") ? KVM_TRY_BOOT_S
-									  : b->boot_timeout_s,
-				out, &con, &status, err, size);
+		end = boot_once(b, kvm, kvm && autoaccel ? KVM_TRY_BOOT_S : b->boot_timeout_s, out,
+				&con, &status, err, size);
 		if (con.log_fd >= 0)
 			close(con.log_fd);
 		last_line(&con, line, sizeof(line));
-		if (!kvm || strcmp(b->accel, "auto") || con.init_seen || end == STOPPED ||
-		    end == FAILED)
+		if (!kvm || !autoaccel || con.init_seen || end == STOPPED || end == FAILED)
 			break;
 		/* auto: KVM did not get the kernel to init; say why and use TCG. */
 		snprintf(out->accel_note, sizeof(out->accel_note),
@@ -291,7 +289,7 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 	snprintf(out->accel, sizeof(out->accel), "%s", kvm ? "kvm" : "tcg");
 	if (!out->accel_note[0])
 		snprintf(out->accel_note, sizeof(out->accel_note), "%s",
-			 !strcmp(b->accel, "auto") ? "KVM usable" : "asked for");
+			 autoaccel ? "KVM usable" : "asked for");
 	snprintf(out->guest_release, sizeof(out->guest_release), "%s", con.release);
 	snprintf(out->console_line, sizeof(out->console_line), "%s", line);
 	switch (end) {
@@ -302,7 +300,7 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 		return -1;
 	case NO_INIT:
 		snprintf(err, size, "the kernel did not reach init within %.0f s under %s; killed "
-			 "(console: %s; log %s)", b->boot_timeout_s, out->accel, line, log);
+			 "(console: %s; --keep keeps its log)", b->boot_timeout_s, out->accel, line);
 		return -1;
 	case TIMED_OUT:
 		snprintf(err, size, "the VM did not finish within %.0f s; killed (console: %s)",
