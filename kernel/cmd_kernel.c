@@ -58,7 +58,9 @@ static int print_check(const cJSON *check, const char *source, bool json)
 			if (strcmp(want, have) && shown++ < 6)
 				printf(" %s=%s", o->string, have);
 		}
-		printf(shown > 6 ? " (and %d more)\n" : shown ? "\n" : " -\n", shown - 6);
+		if (shown > 6)
+			printf(" (and %d more)", shown - 6);
+		printf("%s\n", shown ? "" : " -");
 	}
 	return missing;
 }
