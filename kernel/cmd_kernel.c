@@ -24,8 +24,9 @@ static const char usage[] =
 	"  'modules' when some are =m, missing otherwise. Exit 1 when one is missing.\n"
 	"build: configure the source tree KSRC (defconfig when it has no .config) with\n"
 	"  the fragments through the kernel's scripts/kconfig/merge_config.sh and make\n"
-	"  olddefconfig, print the check, then make bzImage and copy bzImage and config\n"
-	"  to DIR (default build/kernels/RELEASE) for kbench vm run / kbench ab.\n"
+	"  olddefconfig, print the check, then make bzImage (and modules, installed\n"
+	"  under DIR/modules) and copy bzImage and config to DIR (default\n"
+	"  build/kernels/RELEASE) for kbench vm run / kbench ab.\n"
 	"  -j N           make jobs (default: online CPUs)\n"
 	"  --config-only  stop after the .config\n";
 

@@ -82,6 +82,37 @@ static int copy_file(const char *from, const char *to, char *err, size_t size)
 	return ok ? 0 : -1;
 }
 
+/*
+ * With CONFIG_MODULES: make modules, install them stripped under
+ * DIR/modroot, and point DIR/modules at lib/modules/RELEASE there, where
+ * kbench vm run looks for an image's modules.
+ */
+static int install_modules(const struct kb_kernel_build *b, const char *config, const char *dir,
+			   const char *release, char *err, size_t size)
+{
+	char *text = kb_read_file(config, NULL), root[4300], link[4300], target[4400];
+	char *argv[] = { "make", "-s", "-C", (char *)b->src, root, "INSTALL_MOD_STRIP=1",
+			 "modules_install", NULL };
+	bool modular = text && strstr(text, "\nCONFIG_MODULES=y\n");
+
+	free(text);
+	if (!modular)
+		return 0;
+	if (make(b, "modules", err, size))
+		return -1;
+	snprintf(root, sizeof(root), "INSTALL_MOD_PATH=%s/modroot", dir);
+	if (step("make modules_install", argv, err, size))
+		return -1;
+	snprintf(link, sizeof(link), "%s/modules", dir);
+	snprintf(target, sizeof(target), "modroot/lib/modules/%s", release);
+	unlink(link);
+	if (symlink(target, link)) {
+		snprintf(err, size, "symlink %s: %s", link, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* `make -s kernelrelease` of the configured tree. */
 static int kernel_release(const struct kb_kernel_build *b, char *out, size_t size)
 {
@@ -97,7 +128,7 @@ static int kernel_release(const struct kb_kernel_build *b, char *out, size_t siz
 int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, size_t size,
 		    char *err, size_t esize)
 {
-	char path[4200], release[128] = "", dir[4200];
+	char path[4200], release[128] = "", dir[4200], abs[4096];
 
 	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", b->src);
 	if (access(path, R_OK)) {
@@ -124,13 +155,15 @@ int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, 
 		snprintf(dir, sizeof(dir), "%s", b->out);
 	else
 		snprintf(dir, sizeof(dir), "%s/build/kernels/%s", KB_SRCDIR, release);
-	if (kb_mkdir_p(dir)) {
+	/* Absolute: make -C runs modules_install from the source tree. */
+	if (kb_mkdir_p(dir) || !realpath(dir, abs)) {
 		snprintf(err, esize, "mkdir %s: %s", dir, strerror(errno));
 		return -1;
 	}
+	snprintf(dir, sizeof(dir), "%s", abs);
 	snprintf(path, sizeof(path), "%s/arch/x86/boot/bzImage", b->src);
 	snprintf(image, size, "%s/bzImage", dir);
-	if (copy_file(path, image, err, esize))
+	if (copy_file(path, image, err, esize) || install_modules(b, config, dir, release, err, esize))
 		return -1;
 	snprintf(path, sizeof(path), "%s", config);
 	snprintf(config, size, "%s/config", dir);

@@ -1,7 +1,8 @@
 /*
  * kbench kernel build: a user's kernel source tree configured with the
  * kbench fragments (the kernel's own scripts/kconfig/merge_config.sh, then
- * olddefconfig) and built to a bzImage that kbench vm run and kbench ab boot.
+ * olddefconfig) and built to a bzImage (and its modules, when it has any)
+ * that kbench vm run and kbench ab boot.
  */
 #ifndef KB_KERNEL_BUILD_H
 #define KB_KERNEL_BUILD_H
@@ -12,7 +13,7 @@
 struct kb_kernel_build {
 	const char *src;	/* the source tree */
 	const char *fragments;	/* fragment directory */
-	const char *out;	/* where bzImage and config go (NULL: build/kernels/RELEASE) */
+	const char *out;	/* where bzImage, config and modules/ go (NULL: build/kernels/RELEASE) */
 	long jobs;
 	bool config_only;	/* stop after the .config */
 };
