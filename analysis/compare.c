@@ -145,36 +145,33 @@ static const char **compared_ids(const struct kb_run *a, size_t na, const struct
 }
 
 /*
- * The metric's threshold: the option, raised to the run-to-run noise floor
- * from the stored history, or from the spread between the compared runs
- * when the sides pool several (whichever is higher): a level that moves
- * from boot to boot must not pass for a change.
+ * The metric's threshold: the option, raised to the run-to-run noise floor.
+ * When the sides pool enough runs (2 degrees of freedom), the spread of
+ * their medians is that noise: it is these runs' own, where the stored
+ * history may mix other kernels (ab's alternating boots would count the very
+ * A/B difference as noise). Otherwise the noise comes from the history.
  */
 static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
 			  const char *host, const char **skip, size_t nskip)
 {
 	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
 					       : NULL;
-	double own, own_floor;
 	size_t df = 0;
 
-	m->noise = NAN;
-	m->noise_runs = 0;
-	m->noise_from_compared = false;
 	m->threshold = o->threshold;
 	m->runs_needed = 1.0;
-	if (s)
-		m->noise = kb_series_noise(s, skip, nskip, &m->noise_runs);
-	if (!isnan(m->noise))
-		m->threshold = fmax(o->threshold,
-				    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
-	own = kb_pooled_run_noise(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, &df);
-	own_floor = isnan(own) ? 0.0 : kb_noise_floor_t(own, m->nga, m->ngb, o->alpha, df);
-	if (own_floor > m->threshold) {
-		m->threshold = own_floor;
-		m->noise = own;
+	m->noise_runs = 0;
+	m->noise = kb_pooled_run_noise(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, &df);
+	m->noise_from_compared = !isnan(m->noise);
+	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
-		m->noise_from_compared = true;
+		m->threshold = fmax(o->threshold,
+				    kb_noise_floor_t(m->noise, m->nga, m->ngb, o->alpha, df));
+	} else if (s) {
+		m->noise = kb_series_noise(s, skip, nskip, &m->noise_runs);
+		if (!isnan(m->noise))
+			m->threshold = fmax(o->threshold,
+					    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
 	}
 	if (!isnan(m->noise))
 		m->runs_needed = kb_noise_runs_needed(m->noise, o->threshold, o->alpha);

@@ -149,18 +149,21 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 
 	if (!b[0])
 		return 0;
-	rc = kb_select_runs("report", cli->db, b, false, rb, nb, r->name_b, sizeof(r->name_b));
+	/* A label names all its runs, pooled as kbench compare pools them. */
+	rc = kb_select_runs("report", cli->db, b, true, rb, nb, r->name_b, sizeof(r->name_b));
 	if (rc)
 		return rc;
-	keep_matching(*rb, cli->filter);
-	r->run_b = *rb;
+	for (size_t i = 0; i < *nb; i++)
+		keep_matching(&(*rb)[i], cli->filter);
+	r->run_b = &(*rb)[*nb - 1];
 	if (!a[0])
 		return 0;
-	rc = kb_select_runs("report", cli->db, a, false, ra, na, r->name_a, sizeof(r->name_a));
+	rc = kb_select_runs("report", cli->db, a, true, ra, na, r->name_a, sizeof(r->name_a));
 	if (rc)
 		return rc;
-	keep_matching(*ra, cli->filter);
-	r->run_a = *ra;
+	for (size_t i = 0; i < *na; i++)
+		keep_matching(&(*ra)[i], cli->filter);
+	r->run_a = &(*ra)[*na - 1];
 	o.history = r->series;
 	o.nhistory = r->nseries;
 	if (kb_compare(*ra, *na, *rb, *nb, &o, cmp)) {

@@ -27,7 +27,7 @@ struct kb_report {
 	size_t nseries;
 	const struct kb_history *history;
 	const struct kb_comparison *cmp;	/* NULL when the store has one run */
-	const struct kb_run *run_a, *run_b;	/* the compared runs (the newest is b) */
+	const struct kb_run *run_a, *run_b;	/* the newest run of each compared side (b is newer) */
 	char name_a[300], name_b[300];
 	const char *db;
 	size_t nruns, nhosts;

@@ -350,3 +350,58 @@ Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 	unlink(db);
 	rmdir(dir);
 }
+
+/*
+ * kbench ab's store: alternating boots of two kernels, 3x apart, on one
+ * host. The history's consecutive differences are all that 3x, so as a
+ * noise floor it would hide the very change; sides that pool 3 runs each
+ * use their own spread instead, and the 3x comes out slower.
+ */
+Test(compare, pooled_sides_use_their_own_spread_not_an_alternating_history, .timeout = 120)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	char dir[256], db[300], ids[12][128], err[512];
+	double level[12];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct kb_run runs[6];
+	struct kb_comparison c;
+	struct kb_series *hist;
+	struct kb_store *s;
+	size_t nhist;
+
+	for (int i = 0; i < 12; i++)
+		level[i] = i % 2 ? 3000.0 : 1000.0;
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/ab.db", dir);
+	store_synthetic_runs(db, "abhost", level, 12, 0.01, 5, ids);
+	s = kb_store_open(db, false, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_series_load(s, NULL, "abhost", &hist, &nhist, err, sizeof(err)), 0);
+	kb_store_close(s);
+	gsl_rng_set(rng, 11);
+	for (int k = 0; k < 6; k++) {
+		double lv = (k < 3 ? 1000.0 : 3000.0) * (1.0 + gsl_ran_gaussian(rng, 0.01));
+		struct kb_result *r;
+
+		kb_run_init(&runs[k]);
+		snprintf(runs[k].host, sizeof(runs[k].host), "abhost");
+		snprintf(runs[k].id, sizeof(runs[k].id), "ab-%d", k);
+		r = kb_run_add_result(&runs[k], "mm/guard/install", "method=madv_guard", "latency",
+				      "ns/op", KB_LOWER_IS_BETTER);
+		for (int i = 0; i < 10; i++)
+			kb_result_add_sample(r, lv * (1.0 + gsl_ran_gaussian(rng, 0.01)), false);
+	}
+	gsl_rng_free(rng);
+	o.history = hist;
+	o.nhistory = nhist;
+	cr_assert_eq(kb_compare(runs, 3, runs + 3, 3, &o, &c), 0);
+	cr_expect(c.metrics[0].noise_from_compared, "the noise came from the history");
+	cr_expect_eq(c.metrics[0].verdict, KB_SLOWER, "3x slower came out %s",
+		     kb_verdict_name(c.metrics[0].verdict));
+	kb_comparison_free(&c);
+	for (int k = 0; k < 6; k++)
+		kb_run_free(&runs[k]);
+	kb_series_free(hist, nhist);
+	unlink(db);
+	rmdir(dir);
+}
