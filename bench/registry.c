@@ -9,6 +9,7 @@ extern const struct kb_bench kb_net_napi[];
 extern const struct kb_bench kb_net_rtnl[];
 extern const struct kb_bench kb_net_netns[];
 extern const struct kb_bench kb_net_shaper[];
+extern const struct kb_bench kb_net_shaper_api[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
@@ -20,6 +21,7 @@ const struct kb_family kb_families[] = {
 	{ "net/rtnl", kb_net_rtnl },
 	{ "net/rtnl/netns", kb_net_netns },
 	{ "net/shaper", kb_net_shaper },
+	{ "net/shaper/api", kb_net_shaper_api },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };

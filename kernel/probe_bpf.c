@@ -187,7 +187,7 @@ bool kb_probe_bpf_private_stack(char *evidence, size_t size)
 	}
 	if (jit.private_stack)
 		snprintf(evidence, size, "a 256-byte-stack program JITs with the per-CPU "
-					 "private-stack prologue (movabs ...,%%r9; add %%gs:this_cpu_off,%%r9)");
+					 "private-stack prologue (mov ...,%%r9; add %%gs:this_cpu_off,%%r9)");
 	else
 		snprintf(evidence, size, "a 256-byte-stack program JITs onto the kernel stack "
 					 "(sub $%ld,%%rsp), no private-stack prologue", jit.kernel_frame);

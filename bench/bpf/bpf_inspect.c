@@ -11,12 +11,23 @@
 /* The x86-64 JIT's private-stack prologue: add %gs:this_cpu_off,%r9 (65 4c 03 0c 25 disp32). */
 static const unsigned char add_gs_r9[] = { 0x65, 0x4c, 0x03, 0x0c, 0x25 };
 
+/*
+ * Whether the frame pointer's per-CPU base is loaded into r9 right before
+ * offset i, in any of the JIT's emit_mov_imm64 forms: movabs $imm64 (49 b9,
+ * the 6.13 image), mov $simm32 (49 c7 c1), or mov $imm32,%r9d (41 b9: a
+ * percpu address below 4 GiB, as 7.x kernels give it).
+ */
+static bool r9_loaded_before(const unsigned char *img, size_t i)
+{
+	return (i >= 10 && img[i - 10] == 0x49 && img[i - 9] == 0xb9) ||
+	       (i >= 7 && img[i - 7] == 0x49 && img[i - 6] == 0xc7 && img[i - 5] == 0xc1) ||
+	       (i >= 6 && img[i - 6] == 0x41 && img[i - 5] == 0xb9);
+}
+
 static void scan_image(const unsigned char *img, size_t len, struct kb_jit_info *out)
 {
 	for (size_t i = 0; i + 7 <= len; i++) {
-		/* movabs $imm64,%r9 (49 b9) right before the gs-relative add. */
-		if (i >= 10 && !memcmp(img + i, add_gs_r9, sizeof(add_gs_r9)) &&
-		    img[i - 10] == 0x49 && img[i - 9] == 0xb9)
+		if (!memcmp(img + i, add_gs_r9, sizeof(add_gs_r9)) && r9_loaded_before(img, i))
 			out->private_stack = true;
 		/* sub $imm32,%rsp (48 81 ec) or sub $imm8,%rsp (48 83 ec). */
 		if (img[i] == 0x48 && img[i + 1] == 0x81 && img[i + 2] == 0xec) {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 struct kb_jit_info {
-	bool private_stack;	/* movabs ...,%r9 then add %gs:this_cpu_off,%r9 */
+	bool private_stack;	/* mov(abs) ...,%r9 then add %gs:this_cpu_off,%r9 */
 	long kernel_frame;	/* bytes of "sub $N,%rsp" in the image, 0 when none */
 	uint32_t jited_len;
 };

@@ -17,7 +17,8 @@ static const char usage[] =
 	"       kbench shaper set DEV scope=S id=N [bw-max=BPS] [bw-min=BPS] [burst=B]\n"
 	"                         [priority=P] [weight=W] [metric=bps|pps]\n"
 	"       kbench shaper delete DEV scope=S id=N\n"
-	"       kbench shaper group DEV id=N [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...\n"
+	"       kbench shaper group DEV [id=N] [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...\n"
+	"  group without id= makes a new node and prints the handle the kernel gave it.\n"
 	"  Scopes: netdev, queue, node. Rates in bits (or packets) per second.\n"
 	"  Needs a kernel with the net-shaper family and a device that implements\n"
 	"  it (netdevsim, iavf in 6.13); kernel errors come with its own message.\n";
@@ -145,6 +146,8 @@ int cmd_shaper(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	memset(leaves, 0, sizeof(leaves));
 	s.ifindex = ifindex;
+	if (!strcmp(sub, "group"))
+		s.handle.id = KB_SHAPER_NODE_NEW;
 	for (int i = 3; strcmp(sub, "caps") && i < argc; i++)
 		if (!parse_kv(argv[i], &s, leaves, &nleaves)) {
 			kb_err("shaper %s: bad argument '%s' (see kbench shaper --help)", sub, argv[i]);
@@ -170,8 +173,11 @@ int cmd_shaper(int argc, char **argv)
 	} else if (!strcmp(sub, "delete")) {
 		err = kb_shaper_delete(&g, ifindex, &s.handle);
 	} else {
+		struct kb_shaper_handle made;
+
 		s.handle.scope = NET_SHAPER_SCOPE_NODE;
-		err = kb_shaper_group(&g, &s, leaves, nleaves);
+		if (!(err = kb_shaper_group(&g, &s, leaves, nleaves, &made)))
+			printf("%s %u\n", kb_shaper_scope_name(made.scope), made.id);
 	}
 	if (err)
 		kb_err("shaper %s %s: %s", sub, argv[2], g.error);

@@ -7,13 +7,11 @@
  * achieved shares against the configured ones.
  */
 #include "iperf.h"
-#include "shaper_nl.h"
 #include "topology.h"
 #include "../bench.h"
 #include "../util.h"
 
 #include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,73 +236,6 @@ static void share_facts(void *state, struct kb_result *r)
 					 "ceil 1 Gbit/s; u32 on destination port");
 }
 
-/* ---- net/shaper/api: set + delete of a queue shaper over netlink ---- */
-
-static const struct kb_method api_methods[] = {
-	{ "netlink", "net_shaper" },
-	{ NULL, NULL },
-};
-
-struct api_state {
-	struct kb_genl g;
-	bool open;
-	struct kb_shaper q;
-};
-
-static int api_setup(void *state, const struct kb_case *c, char *why, size_t size)
-{
-	struct api_state *s = state;
-	const char *dev = kb_net_target_dev();
-
-	(void)c;
-	if (!dev) {
-		snprintf(why, size, "needs --net-dev: a device that implements net-shaper "
-				    "(veth does not; netdevsim is not built here)");
-		return -EOPNOTSUPP;
-	}
-	memset(&s->q, 0, sizeof(s->q));
-	s->q.ifindex = if_nametoindex(dev);
-	s->q.handle.scope = NET_SHAPER_SCOPE_QUEUE;
-	s->q.has_bw_max = true;
-	s->q.bw_max = 1000000000ull;
-	if (kb_genl_open(&s->g, NET_SHAPER_FAMILY_NAME)) {
-		snprintf(why, size, "%s", s->g.error);
-		return -EOPNOTSUPP;
-	}
-	s->open = true;
-	return 0;
-}
-
-static int api_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
-		      char *why, size_t size)
-{
-	struct api_state *s = state;
-	int err = 0;
-
-	kb_meter_begin(m);
-	for (uint64_t i = 0; i < batch && !err; i++) {
-		err = kb_shaper_set(&s->g, &s->q);
-		if (!err)
-			err = kb_shaper_delete(&s->g, s->q.ifindex, &s->q.handle);
-	}
-	kb_meter_end(m);
-	if (err) {
-		snprintf(why, size, "net-shaper set/delete on queue 0: %s", s->g.error);
-		return err;
-	}
-	out->ops = batch;
-	return 0;
-}
-
-static void api_teardown(void *state)
-{
-	struct api_state *s = state;
-
-	if (s->open)
-		kb_genl_close(&s->g);
-	s->open = false;
-}
-
 const struct kb_bench kb_net_shaper[] = {
 	{
 		.name = "net/shaper/rate",
@@ -337,21 +268,6 @@ const struct kb_bench kb_net_shaper[] = {
 		.sample = share_sample,
 		.facts = share_facts,
 		.teardown = share_teardown,
-	},
-	{
-		.name = "net/shaper/api",
-		.summary = "net-shaper set + delete of a queue shaper (--net-dev devices that implement it)",
-		.metric = "latency",
-		.unit = "ns/op",
-		.direction = KB_LOWER_IS_BETTER,
-		.methods = api_methods,
-		.baseline = NULL,
-		.axes = no_axes,
-		.timed = true,
-		.state_size = sizeof(struct api_state),
-		.setup = api_setup,
-		.sample = api_sample,
-		.teardown = api_teardown,
 	},
 	{ 0 },
 };

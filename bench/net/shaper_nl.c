@@ -27,7 +27,8 @@ static void put_handle(struct nlmsghdr *nlh, uint16_t type, const struct kb_shap
 	struct nlattr *n = mnl_attr_nest_start(nlh, type);
 
 	mnl_attr_put_u32(nlh, NET_SHAPER_A_HANDLE_SCOPE, h->scope);
-	mnl_attr_put_u32(nlh, NET_SHAPER_A_HANDLE_ID, h->id);
+	if (h->id != KB_SHAPER_NODE_NEW)
+		mnl_attr_put_u32(nlh, NET_SHAPER_A_HANDLE_ID, h->id);
 	mnl_attr_nest_end(nlh, n);
 }
 
@@ -162,11 +163,22 @@ int kb_shaper_dump(struct kb_genl *g, uint32_t ifindex, struct kb_shaper *out, s
 	return err ? err : acc.err;
 }
 
+/* The group reply: IFINDEX and the node's HANDLE. */
+static int group_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct kb_shaper s;
+
+	if (kb_shaper_parse(nlh, &s) == 0 && s.handle.scope != NET_SHAPER_SCOPE_UNSPEC)
+		*(struct kb_shaper_handle *)data = s.handle;
+	return MNL_CB_OK;
+}
+
 int kb_shaper_group(struct kb_genl *g, const struct kb_shaper *node, const struct kb_shaper *leaves,
-		    size_t nleaves)
+		    size_t nleaves, struct kb_shaper_handle *made)
 {
 	char buf[8192];
 	struct nlmsghdr *nlh = kb_genl_request(g, buf, NET_SHAPER_CMD_GROUP, NLM_F_ACK);
+	int err;
 
 	kb_shaper_put(nlh, node);
 	for (size_t i = 0; i < nleaves; i++) {
@@ -179,7 +191,14 @@ int kb_shaper_group(struct kb_genl *g, const struct kb_shaper *node, const struc
 			mnl_attr_put_u32(nlh, NET_SHAPER_A_PRIORITY, leaves[i].priority);
 		mnl_attr_nest_end(nlh, leaf);
 	}
-	return kb_genl_talk(g, nlh, NULL, NULL);
+	made->scope = NET_SHAPER_SCOPE_UNSPEC;
+	made->id = KB_SHAPER_NODE_NEW;
+	err = kb_genl_talk(g, nlh, group_reply, made);
+	if (!err && made->scope == NET_SHAPER_SCOPE_UNSPEC) {
+		snprintf(g->error, sizeof(g->error), "group: the reply names no node handle");
+		err = -EPROTO;
+	}
+	return err;
 }
 
 static int caps_flags(const struct nlmsghdr *nlh, void *data)

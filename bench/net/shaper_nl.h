@@ -38,6 +38,9 @@ struct kb_shaper_handle {
 	uint32_t scope, id;
 };
 
+/* A node handle's id for group: sent without an id, so the kernel makes a new node. */
+#define KB_SHAPER_NODE_NEW UINT32_MAX
+
 /* Fields with has_ unset are not sent. */
 struct kb_shaper {
 	uint32_t ifindex;
@@ -60,9 +63,13 @@ int kb_shaper_set(struct kb_genl *g, const struct kb_shaper *s);
 int kb_shaper_delete(struct kb_genl *g, uint32_t ifindex, const struct kb_shaper_handle *h);
 int kb_shaper_dump(struct kb_genl *g, uint32_t ifindex, struct kb_shaper *out, size_t max,
 		   size_t *n);
-/* Groups the leaves under node (its handle may be id 0: the kernel assigns one). */
+/*
+ * Groups the leaves under node (id KB_SHAPER_NODE_NEW: a new node, whose id
+ * the kernel picks); the node's handle from the kernel's reply in *made.
+ * -EPROTO when the reply names no handle.
+ */
 int kb_shaper_group(struct kb_genl *g, const struct kb_shaper *node, const struct kb_shaper *leaves,
-		    size_t nleaves);
+		    size_t nleaves, struct kb_shaper_handle *made);
 /* The SUPPORT_* flags of a scope as a bit mask (bit = attribute number). */
 int kb_shaper_caps(struct kb_genl *g, uint32_t ifindex, uint32_t scope, uint32_t *flags);
 

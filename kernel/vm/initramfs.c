@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -76,9 +77,47 @@ static const struct {
 	{ "kernel/net/sched", true },
 };
 
-/* The regular files of src (and below, when recursive) as name/...; links are left out. */
+/*
+ * A module compressed with xz (Debian 13 ships them so) goes in plain:
+ * busybox's modprobe loads uncompressed ELF only. name ends in ".xz".
+ */
+static void put_xz_module(struct builder *b, const char *name, const char *src)
+{
+	char *argv[] = { "xz", "-dc", (char *)src, NULL }, plain[4096];
+	int p[2], rc = -1;
+	size_t len = 0;
+	char *data = NULL;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		pid = kb_spawn(argv, -1, p[1], -1);
+		close(p[1]);
+		data = pid > 0 ? kb_read_fd(p[0], &len) : NULL;
+		close(p[0]);
+		rc = pid > 0 ? kb_spawn_wait(pid) : -1;
+	}
+	snprintf(plain, sizeof(plain), "%.*s", (int)strlen(name) - 3, name);
+	if (rc == 0 && data)
+		kb_cpio_data(&b->cpio, plain, 0644, data, len);
+	else if (!b->cpio.error)
+		b->cpio.error = rc > 0 ? EINVAL : EIO;	/* not xz, or xz missing */
+	free(data);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * The regular files of src (and below, when recursive) as name/...; links
+ * are left out, and so is all but modules.* at a tree's top (Debian 13
+ * keeps vmlinuz and System.map there).
+ */
 static void put_dir(struct builder *b, const char *name, const char *src, bool recursive,
-		    int depth)
+		    int depth, bool top)
 {
 	DIR *d = opendir(src);
 	struct dirent *e;
@@ -96,8 +135,12 @@ static void put_dir(struct builder *b, const char *name, const char *src, bool r
 		if (lstat(from, &st))
 			continue;
 		if (S_ISDIR(st.st_mode) && recursive && depth < 8)
-			put_dir(b, to, from, true, depth + 1);
-		else if (S_ISREG(st.st_mode))
+			put_dir(b, to, from, true, depth + 1, false);
+		else if (!S_ISREG(st.st_mode) || (top && strncmp(e->d_name, "modules.", 8)))
+			continue;
+		else if (ends_with(e->d_name, ".ko.xz"))
+			put_xz_module(b, to, from);
+		else
 			put_file(b, to, from);
 	}
 	closedir(d);
@@ -114,7 +157,7 @@ static void put_modules(struct builder *b, const char *tree)
 
 		snprintf(name, sizeof(name), "%s%s%s", root, *part ? "/" : "", part);
 		snprintf(src, sizeof(src), "%s%s%s", tree, *part ? "/" : "", part);
-		put_dir(b, name, src, module_parts[i].recursive, 0);
+		put_dir(b, name, src, module_parts[i].recursive, 0, !*part);
 	}
 }
 

@@ -1,0 +1,108 @@
+#include "netdevsim.h"
+#include "topology.h"
+#include "../spawn.h"
+#include "../undo.h"
+#include "../util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSIM_BUS "/sys/bus/netdevsim"
+
+static void modprobe_remove(void *arg)
+{
+	char *argv[] = { "modprobe", "-q", "-r", "netdevsim", NULL };
+
+	(void)arg;
+	kb_spawn_run(argv, NULL, NULL);
+}
+
+int kb_nsim_check(char *why, size_t size)
+{
+	static int known = 1;	/* 1: not tried yet */
+
+	if (known == 1) {
+		char *argv[] = { "modprobe", "-q", "netdevsim", NULL };
+
+		known = 0;
+		if (access(NSIM_BUS "/new_device", W_OK) && !access("/proc/modules", R_OK) &&
+		    kb_spawn_run(argv, NULL, NULL) == 0 &&
+		    !access(NSIM_BUS "/new_device", W_OK))
+			known = kb_undo_push("unload the netdevsim module", modprobe_remove, NULL);
+		if (access(NSIM_BUS "/new_device", W_OK))
+			known = -EOPNOTSUPP;
+	}
+	if (known)
+		snprintf(why, size, KB_NSIM_LACKING);
+	return known;
+}
+
+static void nsim_delete(void *arg)
+{
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", *(unsigned *)arg);
+	kb_write_file(NSIM_BUS "/del_device", id);
+}
+
+/* The namespace's one netdev that is not lo (the caller is inside it). */
+static int find_port(struct kb_nsim *d)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	for (int tries = 0; tries < 200; tries++) {	/* udev-free probe: at most 2 s */
+		struct if_nameindex *all = if_nameindex();
+
+		for (struct if_nameindex *i = all; i && i->if_index; i++)
+			if (strcmp(i->if_name, "lo")) {
+				d->ifindex = i->if_index;
+				snprintf(d->ifname, sizeof(d->ifname), "%s", i->if_name);
+			}
+		if_freenameindex(all);
+		if (d->ifindex)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -ENODEV;
+}
+
+int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t size)
+{
+	unsigned *undo_id;
+	char spec[48];
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if ((err = kb_nsim_check(why, size)))
+		return err;
+	if ((err = kb_netns_enter(ns))) {
+		snprintf(why, size, "entering the namespace: %s", strerror(-err));
+		return err;
+	}
+	/* Ids are global: start from one derived from the pid, step past taken ones. */
+	d->id = 10000 + (unsigned)getpid() % 50000;
+	for (int tries = 0; tries < 64; tries++, d->id++) {
+		snprintf(spec, sizeof(spec), "%u 1 %u", d->id, queues);
+		if ((err = kb_write_file(NSIM_BUS "/new_device", spec)) != -EEXIST)
+			break;
+	}
+	if (err) {
+		snprintf(why, size, "netdevsim new_device '%s': %s", spec, strerror(-err));
+	} else if (!(undo_id = malloc(sizeof(*undo_id))) ||
+		   kb_undo_push("delete a netdevsim device", nsim_delete, undo_id)) {
+		free(undo_id);
+		nsim_delete(&d->id);
+		err = -ENOMEM;
+		snprintf(why, size, "netdevsim: %s", strerror(ENOMEM));
+	} else {
+		*undo_id = d->id;
+		if ((err = find_port(d)))
+			snprintf(why, size, "netdevsim%u: no netdev appeared within 2 s", d->id);
+	}
+	kb_netns_leave();
+	return err;
+}
