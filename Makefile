@@ -21,6 +21,15 @@ LIBAPI := $(LIBPERF_DIR)/usr/lib/libapi.a
 # The VM runner's test kernel: Debian's own cloud kernel (6.1, no guard pages),
 # unpacked from its package, never installed into /boot.
 DEBIAN_KERNEL := $(BUILD)/kernels/debian
+# A 6.13+ guest kernel: Debian 13's newest cloud kernel from trixie-backports
+# (net-shaper family, guard pages, the BPF private stack). apt fetches it
+# through a source list of its own under build/, so the host's apt sources
+# and lists stay as they are.
+BPO_KERNEL := $(BUILD)/kernels/debian-backports
+BPO_APT := $(BUILD)/apt-backports
+BPO_APT_OPTS = -o Dir::Etc::SourceList=$(CURDIR)/$(BPO_APT)/sources.list \
+	-o Dir::Etc::SourceParts=$(CURDIR)/$(BPO_APT)/empty -o Dir::State::Lists=$(CURDIR)/$(BPO_APT)/lists \
+	-o Dir::Cache=$(CURDIR)/$(BPO_APT)/cache -o APT::Sandbox::User=root
 # The Kconfig part of linux-source-6.12: enough for defconfig/olddefconfig, so
 # the tests can configure a real tree with the fragments (kbench kernel build).
 KCONFIG_TREE := $(BUILD)/kernels/linux-6.12-kconfig
@@ -67,7 +76,8 @@ setup:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
-	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/modules $(KCONFIG_TREE)/Makefile
+	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/modules $(BPO_KERNEL)/modules \
+		$(KCONFIG_TREE)/Makefile
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
@@ -95,6 +105,25 @@ $(DEBIAN_KERNEL)/modules:
 	mv x/boot/vmlinuz-$$rel x/boot/config-$$rel x/lib/modules/$$rel .. && cd .. && rm -rf pkg && \
 	ln -s vmlinuz-$$rel vmlinuz && ln -s config-$$rel config && ln -s $$rel modules || \
 	{ echo "kbench: setup: fetching $$pkg-unsigned failed" >&2; rm -rf $(CURDIR)/$(DEBIAN_KERNEL); exit 3; }
+
+# Debian 13 splits the image: vmlinuz in linux-binary-REL, config in linux-base-REL,
+# xz-compressed modules in linux-modules-REL, all under usr/lib/modules/REL.
+$(BPO_KERNEL)/modules:
+	@echo "setup: fetching Debian 13's cloud kernel from trixie-backports (the 6.13+ test guest)"
+	@rm -rf $(BPO_KERNEL) $(BPO_APT) && mkdir -p $(BPO_KERNEL)/pkg $(BPO_APT)/lists/partial \
+		$(BPO_APT)/cache/archives/partial $(BPO_APT)/empty
+	@echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main" \
+		> $(BPO_APT)/sources.list
+	@apt-get $(BPO_APT_OPTS) update -qq && \
+	img=$$(apt-cache $(BPO_APT_OPTS) depends linux-image-cloud-amd64 | awk '/Depends: linux-image-[0-9]/ { print $$2; exit }') && \
+	rel=$${img#linux-image-} && [ -n "$$rel" ] && cd $(BPO_KERNEL)/pkg && \
+	apt-get $(BPO_APT_OPTS) download -qq linux-binary-$$rel linux-base-$$rel linux-modules-$$rel && \
+	for d in *.deb; do dpkg-deb -x $$d x || exit 1; done && m=x/usr/lib/modules/$$rel && \
+	mv $$m/vmlinuz ../vmlinuz-$$rel && mv $$m/config ../config-$$rel && rm -f $$m/System.map && \
+	mv $$m .. && cd .. && rm -rf pkg && \
+	ln -s vmlinuz-$$rel vmlinuz && ln -s config-$$rel config && ln -s $$rel modules || \
+	{ echo "kbench: setup: fetching the trixie-backports cloud kernel failed" >&2; \
+	  rm -rf $(CURDIR)/$(BPO_KERNEL); exit 3; }
 
 $(KCONFIG_TREE)/Makefile:
 	@echo "setup: unpacking the Kconfig part of $(LINUX_SRC_TAR)"

@@ -97,8 +97,10 @@ static void put_xz_module(struct builder *b, const char *name, const char *src)
 		rc = pid > 0 ? kb_spawn_wait(pid) : -1;
 	}
 	snprintf(plain, sizeof(plain), "%.*s", (int)strlen(name) - 3, name);
-	if (rc == 0 && data)
+	if (rc == 0 && data) {
+		parents(b, plain);
 		kb_cpio_data(&b->cpio, plain, 0644, data, len);
+	}
 	else if (!b->cpio.error)
 		b->cpio.error = rc > 0 ? EINVAL : EIO;	/* not xz, or xz missing */
 	free(data);
