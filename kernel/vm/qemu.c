@@ -17,7 +17,7 @@
 /* A KVM boot that works reaches init in about a second. */
 #define KVM_TRY_BOOT_S 10.0
 /* The end of the console kept for error messages. */
-#define TAIL_MAX 2048
+#define TAIL_MAX 4096
 
 struct qemu_proc {
 	pid_t pid;
@@ -72,10 +72,14 @@ static void console_take(struct console *c, const char *buf, size_t n)
 	}
 }
 
-/* The last non-empty console line, printable, for an error message. */
+/*
+ * The console line for an error message, printable: the first line of an
+ * oops or panic when the kernel had one (its last lines are only the dump's
+ * end), else the last non-empty line.
+ */
 static void last_line(const struct console *c, char *out, size_t size)
 {
-	char copy[TAIL_MAX + 1], *save = NULL, *last = NULL;
+	char copy[TAIL_MAX + 1], *save = NULL, *last = NULL, *panic = NULL;
 
 	memcpy(copy, c->tail, c->tail_len + 1);
 	for (char *l = strtok_r(copy, "\r\n", &save); l; l = strtok_r(NULL, "\r\n", &save)) {
@@ -85,7 +89,11 @@ static void last_line(const struct console *c, char *out, size_t size)
 		/* The kernel's own last word is always the power-off. */
 		if (l[strspn(l, " ")] && !strstr(l, "reboot: Power down"))
 			last = l;
+		if (!panic && (strstr(l, "BUG: ") || strstr(l, "Oops") ||
+			       strstr(l, "Kernel panic - not syncing")))
+			panic = l;
 	}
+	last = panic ? panic : last;
 	snprintf(out, size, "%s", last ? last + strspn(last, " ") : "nothing");
 }
 
