@@ -10,6 +10,7 @@ extern const struct kb_bench kb_net_rtnl[];
 extern const struct kb_bench kb_net_netns[];
 extern const struct kb_bench kb_net_shaper[];
 extern const struct kb_bench kb_net_shaper_api[];
+extern const struct kb_bench kb_net_shaper_queue[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
@@ -22,6 +23,7 @@ const struct kb_family kb_families[] = {
 	{ "net/rtnl/netns", kb_net_netns },
 	{ "net/shaper", kb_net_shaper },
 	{ "net/shaper/api", kb_net_shaper_api },
+	{ "net/shaper/queue_rate", kb_net_shaper_queue },
 	{ "analysis", kb_analysis },
 	{ NULL, NULL },
 };

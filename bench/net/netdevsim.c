@@ -83,11 +83,12 @@ int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t
 		snprintf(why, size, "entering the namespace: %s", strerror(-err));
 		return err;
 	}
-	/* Ids are global: start from one derived from the pid, step past taken ones. */
+	/* Ids are global: start from one derived from the pid, step past taken ones (the bus's ida says ENOSPC). */
 	d->id = 10000 + (unsigned)getpid() % 50000;
 	for (int tries = 0; tries < 64; tries++, d->id++) {
 		snprintf(spec, sizeof(spec), "%u 1 %u", d->id, queues);
-		if ((err = kb_write_file(NSIM_BUS "/new_device", spec)) != -EEXIST)
+		err = kb_write_file(NSIM_BUS "/new_device", spec);
+		if (err != -EEXIST && err != -ENOSPC)
 			break;
 	}
 	if (err) {
@@ -104,5 +105,29 @@ int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t
 			snprintf(why, size, "netdevsim%u: no netdev appeared within 2 s", d->id);
 	}
 	kb_netns_leave();
+	return err;
+}
+
+int kb_nsim_topo_create(struct kb_topo *t, char *why, size_t size)
+{
+	struct kb_nsim a, b;
+	char link[64];
+	int err;
+
+	if ((err = kb_nsim_check(why, size)) || (err = kb_topo_namespaces(t, why, size)) ||
+	    (err = kb_nsim_create(t->ns_a, 1, &a, why, size)) ||
+	    (err = kb_nsim_create(t->ns_b, 1, &b, why, size)))
+		return err;
+	/* Both namespaces named by our own descriptors for them. */
+	snprintf(link, sizeof(link), "%d:%u %d:%u", t->ns_a, a.ifindex, t->ns_b, b.ifindex);
+	if ((err = kb_write_file(NSIM_BUS "/link_device", link))) {
+		snprintf(why, size, "netdevsim link_device '%s': %s", link, strerror(-err));
+		return err;
+	}
+	snprintf(t->dev_a, sizeof(t->dev_a), "%s", a.ifname);
+	snprintf(t->dev_b, sizeof(t->dev_b), "%s", b.ifname);
+	if ((err = kb_topo_configure(t->ns_a, t->dev_a, t->addr_a, &t->ifindex_a)) ||
+	    (err = kb_topo_configure(t->ns_b, t->dev_b, t->addr_b, &t->ifindex_b)))
+		snprintf(why, size, "configuring the netdevsim pair: %s", strerror(-err));
 	return err;
 }

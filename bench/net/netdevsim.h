@@ -33,4 +33,13 @@ int kb_nsim_check(char *why, size_t size);
  */
 int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t size);
 
+struct kb_topo;
+
+/*
+ * A kb_topo whose link is a pair of netdevsim ports (one tx queue each)
+ * joined through the bus's link_device, so traffic flows between the two
+ * namespaces; addresses and up as kb_topo_create. 0, or -errno with why.
+ */
+int kb_nsim_topo_create(struct kb_topo *t, char *why, size_t size);
+
 #endif

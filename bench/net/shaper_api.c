@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const struct kb_method api_methods[] = {
 	{ "set_delete", "net_shaper" },	/* one op: set a queue shaper, delete it */
@@ -72,14 +71,8 @@ static int pick_device(struct api_state *s, char *why, size_t size)
 				    "not) or netdevsim: " KB_NSIM_LACKING);
 		return -EOPNOTSUPP;
 	}
-	if ((s->ns = kb_netns_new()) < 0 || kb_netns_hold(s->ns)) {
-		err = s->ns < 0 ? s->ns : -ENOMEM;
-		if (s->ns >= 0)
-			close(s->ns);
-		s->ns = -1;
-		snprintf(why, size, "creating a network namespace: %s", strerror(-err));
+	if ((err = kb_netns_new_held(&s->ns, why, size)))
 		return err;
-	}
 	if ((err = kb_nsim_create(s->ns, NSIM_QUEUES, &nsim, why, size)))
 		return err;
 	snprintf(s->dev, sizeof(s->dev), "%s", nsim.ifname);

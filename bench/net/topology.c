@@ -131,8 +131,7 @@ int kb_netns_hold(int fd)
 	return kb_undo_push("close a benchmark network namespace", close_fd, arg);
 }
 
-/* Inside ns: lo up, dev up with addr/24; its ifindex in *index. */
-static int configure(int ns, const char *dev, const char *addr, unsigned *index)
+int kb_topo_configure(int ns, const char *dev, const char *addr, unsigned *index)
 {
 	struct kb_rtnl r = { 0 };
 	struct in_addr in;
@@ -180,31 +179,41 @@ int kb_veth_check(char *why, size_t size)
 	return known;
 }
 
-int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
+int kb_netns_new_held(int *fd, char *why, size_t size)
 {
-	static unsigned serial;
+	int err;
+
+	if ((*fd = kb_netns_new()) >= 0 && !kb_netns_hold(*fd))
+		return 0;
+	err = *fd < 0 ? *fd : -ENOMEM;
+	snprintf(why, size, "creating a network namespace: %s", strerror(-err));
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return err;
+}
+
+int kb_topo_namespaces(struct kb_topo *t, char *why, size_t size)
+{
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->ns_a = t->ns_b = -1;
 	t->addr_a = "10.223.0.1";
 	t->addr_b = "10.223.0.2";
+	err = kb_netns_new_held(&t->ns_a, why, size);
+	return err ? err : kb_netns_new_held(&t->ns_b, why, size);
+}
+
+int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
+{
+	static unsigned serial;
+	int err = kb_topo_namespaces(t, why, size);
+
+	if (err)
+		return err;
 	snprintf(t->dev_a, sizeof(t->dev_a), "kb%da%u", (int)getpid() % 100000, serial % 100);
 	snprintf(t->dev_b, sizeof(t->dev_b), "kb%db%u", (int)getpid() % 100000, serial++ % 100);
-	if ((t->ns_a = kb_netns_new()) < 0 || kb_netns_hold(t->ns_a)) {
-		err = t->ns_a < 0 ? t->ns_a : -ENOMEM;
-		snprintf(why, size, "creating a network namespace: %s", strerror(-err));
-		if (t->ns_a >= 0)
-			close(t->ns_a);
-		return err;
-	}
-	if ((t->ns_b = kb_netns_new()) < 0 || kb_netns_hold(t->ns_b)) {
-		err = t->ns_b < 0 ? t->ns_b : -ENOMEM;
-		snprintf(why, size, "creating a network namespace: %s", strerror(-err));
-		if (t->ns_b >= 0)
-			close(t->ns_b);
-		return err;
-	}
 	err = kb_netns_enter(t->ns_a);
 	if (!err) {
 		struct kb_rtnl r;
@@ -223,8 +232,8 @@ int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 		snprintf(why, size, "creating veth %s/%s: %s", t->dev_a, t->dev_b, strerror(-err));
 		return err;
 	}
-	if ((err = configure(t->ns_a, t->dev_a, t->addr_a, &t->ifindex_a)) ||
-	    (err = configure(t->ns_b, t->dev_b, t->addr_b, &t->ifindex_b))) {
+	if ((err = kb_topo_configure(t->ns_a, t->dev_a, t->addr_a, &t->ifindex_a)) ||
+	    (err = kb_topo_configure(t->ns_b, t->dev_b, t->addr_b, &t->ifindex_b))) {
 		snprintf(why, size, "configuring the veth pair: %s", strerror(-err));
 		return err;
 	}

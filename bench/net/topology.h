@@ -26,6 +26,15 @@ struct kb_topo {
  */
 int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size);
 
+/*
+ * The two namespaces alone (held on the undo list), addresses chosen, no
+ * link yet: for a pair of other devices (netdevsim). 0, or -errno with why.
+ */
+int kb_topo_namespaces(struct kb_topo *t, char *why, size_t size);
+
+/* Inside namespace ns: lo up, dev up with addr/24; its ifindex in *index. 0 or -errno. */
+int kb_topo_configure(int ns, const char *dev, const char *addr, unsigned *index);
+
 /* Why the net/ benchmarks skip on a kernel without veth (a Debian guest: veth is a module). */
 #define KB_VETH_LACKING "kernel lacks veth (CONFIG_VETH, built in or its module loaded)"
 
@@ -37,6 +46,9 @@ int kb_veth_check(char *why, size_t size);
 
 /* A new network namespace, held by the returned fd (or -errno); the thread stays where it was. */
 int kb_netns_new(void);
+
+/* kb_netns_new + kb_netns_hold: the fd in *fd (-1 on failure). 0, or -errno with why. */
+int kb_netns_new_held(int *fd, char *why, size_t size);
 
 /* Closes fd when the undo list runs (end of round, exit, signal). 0 or -ENOMEM. */
 int kb_netns_hold(int fd);
