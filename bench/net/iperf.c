@@ -1,4 +1,5 @@
 #include "iperf.h"
+#include "../bench.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -183,4 +184,25 @@ int kb_iperf_parallel(const struct kb_topo *t, int first_port, int n, int second
 		bps[i] = r.bits_per_second;
 	}
 	return rc;
+}
+
+int kb_iperf_shaped_sample(const struct kb_topo *t, long mbit, struct kb_meter *m,
+			   struct kb_iperf_tally *tally, struct kb_sample *out, char *why,
+			   size_t size)
+{
+	uint64_t bytes = (uint64_t)mbit * 1000000ull / 8 * 4 / 10;
+	struct kb_iperf_result r;
+	int err;
+
+	kb_meter_begin(m);
+	err = kb_iperf_client(t, bytes, &r, why, size);
+	kb_meter_end(m);
+	if (err)
+		return -EIO;
+	tally->mbit += r.bits_per_second / 1e6;
+	tally->cpu_pct += r.cpu_sender_pct + r.cpu_receiver_pct;
+	tally->samples++;
+	out->ops = 1;
+	out->value = r.bits_per_second / 1e6;
+	return 0;
 }

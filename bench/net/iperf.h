@@ -30,6 +30,25 @@ void kb_iperf_server_stop(pid_t pid);
 int kb_iperf_client(const struct kb_topo *t, uint64_t bytes, struct kb_iperf_result *r,
 		    char *why, size_t size);
 
+struct kb_meter;
+struct kb_sample;
+
+/* Sums over a benchmark's samples of a shaped transfer. */
+struct kb_iperf_tally {
+	double mbit;		/* achieved Mbit/s */
+	double cpu_pct;		/* sender + receiver CPU */
+	unsigned samples;
+};
+
+/*
+ * One sample of a shaped transfer: about 0.4 s of data at mbit Mbit/s
+ * (less where nothing enforces the rate), timed with m; the achieved Mbit/s
+ * into out and added to tally. 0, or -EIO with why.
+ */
+int kb_iperf_shaped_sample(const struct kb_topo *t, long mbit, struct kb_meter *m,
+			   struct kb_iperf_tally *tally, struct kb_sample *out, char *why,
+			   size_t size);
+
 /*
  * n clients at once, to ports first_port.., each for seconds; bits/s
  * received by each into bps[]. 0, or -1 with why.

@@ -31,8 +31,7 @@ struct rate_state {
 	struct kb_topo topo;
 	pid_t server;
 	long mbit;
-	double achieved, cpu;	/* summed over samples */
-	unsigned samples;
+	struct kb_iperf_tally tally;
 };
 
 /* Runs "tc ..." inside namespace ns; argv without the leading "tc". */
@@ -84,23 +83,9 @@ static int rate_sample(void *state, struct kb_meter *m, uint64_t batch, struct k
 		       char *why, size_t size)
 {
 	struct rate_state *s = state;
-	struct kb_iperf_result r;
-	/* About 0.4 s of data at the configured rate. */
-	uint64_t bytes = (uint64_t)s->mbit * 1000000ull / 8 * 4 / 10;
-	int err;
 
 	(void)batch;
-	kb_meter_begin(m);
-	err = kb_iperf_client(&s->topo, bytes, &r, why, size);
-	kb_meter_end(m);
-	if (err)
-		return -EIO;
-	s->achieved += r.bits_per_second / 1e6;
-	s->cpu += r.cpu_sender_pct + r.cpu_receiver_pct;
-	s->samples++;
-	out->ops = 1;
-	out->value = r.bits_per_second / 1e6;
-	return 0;
+	return kb_iperf_shaped_sample(&s->topo, s->mbit, m, &s->tally, out, why, size);
 }
 
 static void shaper_teardown(void *state)
@@ -116,12 +101,12 @@ static void rate_facts(void *state, struct kb_result *r)
 	struct rate_state *s = state;
 	double mean;
 
-	if (!s->samples)
+	if (!s->tally.samples)
 		return;
-	mean = s->achieved / s->samples;
+	mean = s->tally.mbit / s->tally.samples;
 	kb_result_add_factf(r, "configured_mbit", "%.0f", (double)s->mbit);
 	kb_result_add_factf(r, "accuracy", "%.3f", mean / (double)s->mbit);
-	kb_result_add_factf(r, "cpu_pct_per_gbit", "%.1f", mean > 0 ? (s->cpu / s->samples) / (mean / 1000.0) : 0);
+	kb_result_add_factf(r, "cpu_pct_per_gbit", "%.1f", mean > 0 ? (s->tally.cpu_pct / s->tally.samples) / (mean / 1000.0) : 0);
 	kb_result_add_fact(r, "where", "egress of the client veth end, in the suite's namespace");
 }
 

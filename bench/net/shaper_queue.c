@@ -37,8 +37,7 @@ struct queue_state {
 	pid_t server;
 	long mbit;
 	unsigned queues, read_back;	/* shaped, and seen in a dump */
-	double achieved;	/* Mbit/s, summed over samples */
-	unsigned samples;
+	struct kb_iperf_tally tally;
 };
 
 /* What the undo list needs to delete the shapers: the device, where, how many. */
@@ -144,9 +143,11 @@ static int queue_setup(void *state, const struct kb_case *c, char *why, size_t s
 {
 	struct queue_state *s = state;
 	const char *dev = kb_net_target_dev(), *peer = kb_net_target_peer();
+	struct kb_iperf_tally tally = s->tally;	/* the facts sum over every round */
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	s->tally = tally;
 	s->mbit = kb_case_long(c, "rate");
 	if (dev && !peer) {
 		snprintf(why, size, "--net-dev needs --net-peer: a machine running iperf3 -s -p %d",
@@ -177,22 +178,9 @@ static int queue_sample(void *state, struct kb_meter *m, uint64_t batch, struct 
 			char *why, size_t size)
 {
 	struct queue_state *s = state;
-	struct kb_iperf_result r;
-	/* About 0.4 s of data at the configured rate (less where nothing enforces it). */
-	uint64_t bytes = (uint64_t)s->mbit * 1000000ull / 8 * 4 / 10;
 
 	(void)batch;
-	kb_meter_begin(m);
-	if (kb_iperf_client(&s->topo, bytes, &r, why, size)) {
-		kb_meter_end(m);
-		return -EIO;
-	}
-	kb_meter_end(m);
-	s->achieved += r.bits_per_second / 1e6;
-	s->samples++;
-	out->ops = 1;
-	out->value = r.bits_per_second / 1e6;
-	return 0;
+	return kb_iperf_shaped_sample(&s->topo, s->mbit, m, &s->tally, out, why, size);
 }
 
 static void queue_teardown(void *state)
@@ -208,9 +196,9 @@ static void queue_facts(void *state, struct kb_result *r)
 	struct queue_state *s = state;
 	double accuracy;
 
-	if (!s->samples)
+	if (!s->tally.samples)
 		return;
-	accuracy = s->achieved / s->samples / (double)s->mbit;
+	accuracy = s->tally.mbit / s->tally.samples / (double)s->mbit;
 	kb_result_add_factf(r, "configured_mbit_per_queue", "%ld", s->mbit);
 	kb_result_add_factf(r, "accuracy", "%.3f", accuracy);
 	kb_result_add_factf(r, "queues_shaped", "%u (%u read back by a dump)", s->queues,
