@@ -30,10 +30,15 @@ BPO_APT := $(BUILD)/apt-backports
 BPO_APT_OPTS = -o Dir::Etc::SourceList=$(CURDIR)/$(BPO_APT)/sources.list \
 	-o Dir::Etc::SourceParts=$(CURDIR)/$(BPO_APT)/empty -o Dir::State::Lists=$(CURDIR)/$(BPO_APT)/lists \
 	-o Dir::Cache=$(CURDIR)/$(BPO_APT)/cache -o APT::Sandbox::User=root
+# A kernel with netdevsim for the net-shaper tests (Debian builds none):
+# trixie-backports' newest linux-source, kbench kernel build --tiny with the
+# vm, net and shaper fragments (about 4 minutes on 2 cores); the tree goes after.
+NSIM_KERNEL := $(BUILD)/kernels/netdevsim
+NSIM_SRC := $(BUILD)/kernels/netdevsim-src
 # The Kconfig part of linux-source-6.12: enough for defconfig/olddefconfig, so
 # the tests can configure a real tree with the fragments (kbench kernel build).
 KCONFIG_TREE := $(BUILD)/kernels/linux-6.12-kconfig
-KCONFIG_PARTS := Makefile '*Kconfig*' '*/Makefile*' 'scripts/*' 'arch/x86/configs/*' \
+KCONFIG_PARTS := Makefile '*Kconfig*' '*/Makefile*' 'scripts/*' 'arch/x86/configs/*' 'kernel/configs/*' \
 	'arch/x86/include/*' 'include/*'
 
 PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf libmnl
@@ -77,7 +82,7 @@ setup:
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
 	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/modules $(BPO_KERNEL)/modules \
-		$(KCONFIG_TREE)/Makefile
+		$(KCONFIG_TREE)/kernel/configs/tiny.config
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
@@ -125,7 +130,22 @@ $(BPO_KERNEL)/modules:
 	{ echo "kbench: setup: fetching the trixie-backports cloud kernel failed" >&2; \
 	  rm -rf $(CURDIR)/$(BPO_KERNEL); exit 3; }
 
-$(KCONFIG_TREE)/Makefile:
+$(NSIM_KERNEL)/bzImage: | $(BUILD)/kbench $(BPO_KERNEL)/modules
+	@echo "setup: building a tiny kernel with netdevsim from trixie-backports' linux-source (the net-shaper tests' guest, ~4 min)"
+	@rm -rf $(NSIM_SRC) && mkdir -p $(NSIM_SRC)/pkg
+	@apt-get $(BPO_APT_OPTS) update -qq && \
+	src=$$(apt-cache $(BPO_APT_OPTS) depends linux-source | awk '/Depends: linux-source-[0-9]/ { print $$2; exit }') && \
+	[ -n "$$src" ] && cd $(NSIM_SRC)/pkg && apt-get $(BPO_APT_OPTS) download -qq $$src && \
+	dpkg-deb --fsys-tarfile $${src}_*.deb | tar -xO --wildcards './usr/src/linux-source-*.tar.xz' | \
+		tar -xJ -C .. --strip-components=1 && cd .. && rm -rf pkg && \
+	$(CURDIR)/$(BUILD)/kbench kernel build . --tiny --features vm,net,shaper -o $(CURDIR)/$(NSIM_KERNEL) \
+		>$(CURDIR)/$(BUILD)/kernels/netdevsim.log 2>&1 || \
+	{ echo "kbench: setup: building the netdevsim kernel failed (see $(BUILD)/kernels/netdevsim.log)" >&2; \
+	  rm -rf $(CURDIR)/$(NSIM_KERNEL) $(CURDIR)/$(NSIM_SRC); exit 3; }
+	@rm -rf $(NSIM_SRC)
+
+# Named by a file of its last-added part (tinyconfig's seed), so older unpacks are redone.
+$(KCONFIG_TREE)/kernel/configs/tiny.config:
 	@echo "setup: unpacking the Kconfig part of $(LINUX_SRC_TAR)"
 	@rm -rf $(KCONFIG_TREE) $(KCONFIG_TREE).tmp && mkdir -p $(KCONFIG_TREE).tmp
 	@tar -xJf $(LINUX_SRC_TAR) -C $(KCONFIG_TREE).tmp --strip-components=1 --wildcards \
@@ -193,7 +213,10 @@ kernel-ab: setup
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
-	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench $(BUILD)/san/kbench-tests --jobs=1
+	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage
+	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench \
+	KBENCH_TEST_NSIM_KERNEL=$${KBENCH_TEST_NSIM_KERNEL:-$(CURDIR)/$(NSIM_KERNEL)/bzImage} \
+	$(BUILD)/san/kbench-tests --jobs=1
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h

@@ -17,6 +17,7 @@
 static const char usage[] =
 	"usage: kbench kernel check [CONFIG] [--fragments DIR] [-J]\n"
 	"       kbench kernel build KSRC [-o DIR] [-j N] [--config-only] [--fragments DIR]\n"
+	"                           [--features F,F...] [--tiny]\n"
 	"\n"
 	"check: which kbench features CONFIG (default: the running kernel's config)\n"
 	"  enables. Each fragment DIR/FEATURE.config (default " KB_FRAGMENT_DIR ")\n"
@@ -28,7 +29,12 @@ static const char usage[] =
 	"  under DIR/modules) and copy bzImage and config to DIR (default\n"
 	"  build/kernels/RELEASE) for kbench vm run / kbench ab.\n"
 	"  -j N           make jobs (default: online CPUs)\n"
-	"  --config-only  stop after the .config\n";
+	"  --config-only  stop after the .config\n"
+	"  --features F,F only these fragments (e.g. vm,net,shaper; default: all)\n"
+	"  --tiny         start from make tinyconfig (always, replacing a .config) plus\n"
+	"                 " KB_FRAGMENT_DIR "/tiny/userspace.config, what\n"
+	"                 the VM runner's userspace needs: a kernel of minutes, not half\n"
+	"                 an hour (--tiny --features vm,net,shaper: netdevsim for net-shaper)\n";
 
 /* Prints the check; 1 when a feature is missing. */
 static int print_check(const cJSON *check, const char *source, bool json)
@@ -107,10 +113,12 @@ static int check_file(const char *path, const char *fragments, bool json)
 
 static int kernel_main(int argc, char **argv, bool build)
 {
-	enum { OPT_FRAGMENTS = 256, OPT_CONFIG_ONLY };
+	enum { OPT_FRAGMENTS = 256, OPT_CONFIG_ONLY, OPT_FEATURES, OPT_TINY };
 	static const struct option opts[] = {
 		{ "fragments", required_argument, NULL, OPT_FRAGMENTS },
 		{ "config-only", no_argument, NULL, OPT_CONFIG_ONLY },
+		{ "features", required_argument, NULL, OPT_FEATURES },
+		{ "tiny", no_argument, NULL, OPT_TINY },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
@@ -130,6 +138,12 @@ static int kernel_main(int argc, char **argv, bool build)
 			break;
 		case OPT_CONFIG_ONLY:
 			b.config_only = true;
+			break;
+		case OPT_FEATURES:
+			b.features = optarg;
+			break;
+		case OPT_TINY:
+			b.tiny = true;
 			break;
 		case 'o':
 			b.out = optarg;
@@ -158,6 +172,10 @@ static int kernel_main(int argc, char **argv, bool build)
 	if (!build)
 		return check_file(optind < argc ? argv[optind] : NULL, b.fragments, json);
 	b.src = argv[optind];
+	if (b.features && kb_kernel_features_check(b.fragments, b.features, err, sizeof(err))) {
+		kb_err("kernel build: %s", err);
+		return KB_EXIT_USAGE;
+	}
 	if (kb_kernel_build(&b, image, config, sizeof(image), err, sizeof(err))) {
 		kb_err("kernel build: %s", err);
 		return KB_EXIT_ENV;

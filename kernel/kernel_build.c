@@ -38,29 +38,75 @@ static int make(const struct kb_kernel_build *b, const char *target, char *err, 
 	return step(what, argv, err, size);
 }
 
+/* Whether name (FEATURE.config) is in the comma-separated list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t len = strlen(name) - strlen(".config");
+
+	while (list && *list) {
+		size_t n = strcspn(list, ",");
+
+		if (n == len && !strncmp(list, name, len))
+			return true;
+		list += n + (list[n] == ',');
+	}
+	return false;
+}
+
+int kb_kernel_features_check(const char *fragments, const char *features, char *err, size_t size)
+{
+	size_t n = 0;
+	char **names = kb_config_fragments(fragments, &n, err, size);
+	const char *p = features;
+	int rc = names ? 0 : -1;
+
+	while (!rc && p && *p) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+
+		for (size_t i = 0; i < n && !found; i++)
+			found = strlen(names[i]) == len + 7 && !strncmp(names[i], p, len);
+		if (!found) {
+			snprintf(err, size, "--features: no fragment %.*s.config in %s", (int)len, p,
+				 fragments);
+			rc = -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
 static int merge_fragments(const struct kb_kernel_build *b, const char *config, char *err,
 			   size_t size)
 {
-	char script[4200], *argv[MAX_FRAGMENTS + 8], paths[MAX_FRAGMENTS][4200];
+	char script[4200], *argv[MAX_FRAGMENTS + 9], paths[MAX_FRAGMENTS][4200], tiny[4200];
 	size_t n = 0;
 	char **names = kb_config_fragments(b->fragments, &n, err, size);
-	int argc = 0, rc;
+	int argc = 0, rc = -1;
 
 	if (!names)
 		return -1;
 	snprintf(script, sizeof(script), "%s/scripts/kconfig/merge_config.sh", b->src);
+	snprintf(tiny, sizeof(tiny), "%s/tiny/userspace.config", KB_FRAGMENT_DIR);
 	argv[argc++] = "sh";
 	argv[argc++] = script;
 	argv[argc++] = "-m";	/* merge only: olddefconfig resolves it next */
 	argv[argc++] = "-O";
 	argv[argc++] = (char *)b->src;
 	argv[argc++] = (char *)config;
+	if (b->tiny)
+		argv[argc++] = tiny;
 	for (size_t i = 0; i < n && i < MAX_FRAGMENTS; i++) {
 		snprintf(paths[i], sizeof(paths[i]), "%s/%s", b->fragments, names[i]);
-		argv[argc++] = paths[i];
+		if (!b->features || listed(b->features, names[i]))
+			argv[argc++] = paths[i];
 	}
 	argv[argc] = NULL;
-	rc = step("merge_config.sh", argv, err, size);
+	if (!kb_kernel_features_check(b->fragments, b->features, err, size))
+		rc = step("merge_config.sh", argv, err, size);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -137,7 +183,8 @@ int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, 
 		return -1;
 	}
 	snprintf(config, size, "%s/.config", b->src);
-	if (access(config, R_OK) && make(b, "defconfig", err, esize))
+	if (b->tiny ? make(b, "tinyconfig", err, esize)
+		    : access(config, R_OK) && make(b, "defconfig", err, esize))
 		return -1;
 	if (merge_fragments(b, config, err, esize) || make(b, "olddefconfig", err, esize))
 		return -1;

@@ -14,17 +14,23 @@ struct kb_kernel_build {
 	const char *src;	/* the source tree */
 	const char *fragments;	/* fragment directory */
 	const char *out;	/* where bzImage, config and modules/ go (NULL: build/kernels/RELEASE) */
+	const char *features;	/* comma-separated fragment names to apply (NULL: all) */
 	long jobs;
 	bool config_only;	/* stop after the .config */
+	bool tiny;		/* start from tinyconfig + config/tiny/userspace.config */
 };
 
 /*
- * Configures (defconfig first when the tree has no .config) and builds.
+ * Configures (tinyconfig when tiny, else defconfig first when the tree has
+ * no .config) and builds.
  * The make and merge output goes to stderr. 0, or -1 with err filled.
  * image/config: where the results are (config is the tree's .config when
  * config_only).
  */
 int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, size_t size,
 		    char *err, size_t esize);
+
+/* Every name in the comma-separated features has a fragment in fragments: 0, or -1 with err. */
+int kb_kernel_features_check(const char *fragments, const char *features, char *err, size_t size);
 
 #endif

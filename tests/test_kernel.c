@@ -156,3 +156,35 @@ Test(kernel, build_config_only_configures_a_real_tree, .timeout = 300)
 	cJSON_Delete(doc);
 	unlink(KCONFIG_TREE "/.config");
 }
+
+/* --tiny --features: tinyconfig + the userspace base + only the named fragments. */
+Test(kernel, tiny_build_takes_only_the_named_features, .timeout = 300)
+{
+	static struct cli_result r;
+	char *config;
+	cJSON *doc;
+
+	if (access(KCONFIG_TREE "/scripts/kconfig/merge_config.sh", R_OK))
+		cr_skip_test("skipped: %s missing (make setup unpacks it)", KCONFIG_TREE);
+	run_cli(&r, "kernel build %s --tiny --features vm,net,nope --config-only", KCONFIG_TREE);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect(strstr(r.err, "no fragment nope.config"), "%s", r.err);
+	run_cli(&r, "kernel build %s --tiny --features vm,net,shaper --config-only -J", KCONFIG_TREE);
+	cr_assert_eq(r.status, 0, "exit %d: %.2000s", r.status, r.err);
+	config = slurp(KCONFIG_TREE "/.config", NULL);
+	cr_assert_not_null(config);
+	cr_expect(has_line(config, "CONFIG_NETDEVSIM=y"));
+	cr_expect(has_line(config, "CONFIG_SERIAL_8250_CONSOLE=y"));
+	cr_expect(has_line(config, "CONFIG_EPOLL=y"), "the userspace base is applied");
+	cr_expect_not(has_line(config, "CONFIG_BPF_JIT=y"), "bpf was not asked for");
+	cr_expect_not(has_line(config, "CONFIG_MODULES=y"), "tinyconfig, not defconfig");
+	free(config);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cr_expect_str_eq(state_of(doc, "vm"), "enabled");
+	cr_expect_str_eq(state_of(doc, "net"), "enabled");
+	cr_expect_str_eq(state_of(doc, "bpf"), "missing");
+	cJSON_Delete(doc);
+	unlink(KCONFIG_TREE "/.config");
+}
