@@ -88,6 +88,33 @@ Test(shaper, attribute_layout_matches_the_uapi)
 	cr_expect_eq(NET_SHAPER_A_CAPS_SUPPORT_WEIGHT, 10);
 }
 
+/* A new node for group goes without an id (the kernel picks one); any other id is sent. */
+Test(shaper, new_node_handle_has_no_id)
+{
+	char buf[4096];
+	struct kb_shaper in = { .ifindex = 4, .handle = { NET_SHAPER_SCOPE_NODE, KB_SHAPER_NODE_NEW } };
+	const struct nlattr *a, *h;
+	int ids = 0, scopes = 0;
+
+	mnl_attr_for_each(a, encode(buf, &in), sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == NET_SHAPER_A_HANDLE)
+			mnl_attr_for_each_nested(h, a) {
+				ids += mnl_attr_get_type(h) == NET_SHAPER_A_HANDLE_ID;
+				scopes += mnl_attr_get_type(h) == NET_SHAPER_A_HANDLE_SCOPE &&
+					  mnl_attr_get_u32(h) == NET_SHAPER_SCOPE_NODE;
+			}
+	cr_expect_eq(scopes, 1);
+	cr_expect_eq(ids, 0, "a new node's handle carries no id");
+	in.handle.id = 7;
+	ids = 0;
+	mnl_attr_for_each(a, encode(buf, &in), sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == NET_SHAPER_A_HANDLE)
+			mnl_attr_for_each_nested(h, a)
+				ids += mnl_attr_get_type(h) == NET_SHAPER_A_HANDLE_ID &&
+				       mnl_attr_get_u32(h) == 7;
+	cr_expect_eq(ids, 1, "an existing node's id is sent");
+}
+
 Test(shaper, cli_says_why_without_the_family)
 {
 	static struct cli_result r;

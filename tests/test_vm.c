@@ -21,6 +21,11 @@
 #include <unistd.h>
 
 #define DEBIAN_KERNEL KB_SRCDIR "/build/kernels/debian/vmlinuz"
+/*
+ * Each boot's own limit, well inside the test's: a guest that hangs (TCG
+ * does, rarely) is killed by kbench, not left running by a timed-out test.
+ */
+#define VM_LIMIT "--timeout 120"
 
 static void need_kernel(void)
 {
@@ -89,7 +94,7 @@ Test(vm, probe_inside_sees_the_guest_kernel, .timeout = 300)
 	need_kernel();
 	run_cli(&host, "probe -J");
 	cr_assert_eq(host.status, 0, "%s", host.err);
-	run_cli(&guest, "vm run --kernel %s --accel tcg -q -- probe -J", DEBIAN_KERNEL);
+	run_cli(&guest, "vm run " VM_LIMIT " --kernel %s --accel tcg -q -- probe -J", DEBIAN_KERNEL);
 	cr_assert_eq(guest.status, 0, "vm run: %s", guest.err);
 	cr_expect_not(feature_present(guest.out, "madv_guard"),
 		      "Debian's 6.1 kernel has no MADV_GUARD_INSTALL, yet the guest probe says present");
@@ -113,7 +118,7 @@ Test(vm, guest_run_is_stored_with_the_vm_environment, .timeout = 300)
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/vm.db", dir);
 	snprintf(file, sizeof(file), "%s/run.json", dir);
-	run_cli(&r, "vm run --kernel %s --db %s -q -- run -f 'mm/guard/vmas' --quick",
+	run_cli(&r, "vm run " VM_LIMIT " --kernel %s --db %s -q -- run -f 'mm/guard/vmas' --quick",
 		DEBIAN_KERNEL, db);
 	cr_assert_eq(r.status, 0, "vm run: %s", r.err);
 	cr_expect(strstr(r.out, "mm/guard/vmas"), "no report: %s", r.out);
@@ -272,7 +277,7 @@ Test(vm, ab_of_one_image_is_all_same, .timeout = 600)
 	need_kernel();
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/ab.db", dir);
-	run_cli(&r, "ab --base %s --patched %s -r 2 --accel tcg --db %s --label aa --format json "
+	run_cli(&r, "ab --base %s --patched %s -r 2 --accel tcg " VM_LIMIT " --db %s --label aa --format json "
 		"-q -- -f 'mm/guard/*a[cs]*' --quick", DEBIAN_KERNEL, DEBIAN_KERNEL, db);
 	cr_assert_eq(r.status, 0, "ab: exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
@@ -305,7 +310,7 @@ Test(vm, rtnl_wait_by_address_in_a_kallsyms_all_guest, .timeout = 300)
 	int two = 0;
 
 	need_kernel();
-	run_cli(&r, "vm run --kernel %s --accel tcg -q --no-store -J -- run -f net/rtnl/ops -r 3",
+	run_cli(&r, "vm run " VM_LIMIT " --kernel %s --accel tcg -q --no-store -J -- run -f net/rtnl/ops -r 3",
 		DEBIAN_KERNEL);
 	cr_assert_eq(r.status, 0, "exit %d: %s (skipped: %.600s)", r.status, r.err,
 		     strstr(r.out, "\"skipped\"") ? strstr(r.out, "\"skipped\"") : "");
@@ -346,7 +351,7 @@ Test(vm, veth_as_a_module_skips_or_loads_on_demand, .timeout = 300)
 	int skips = 0;
 
 	need_kernel();
-	run_cli(&r, "vm run --kernel %s --accel tcg --no-modules -q --no-store -J -- run "
+	run_cli(&r, "vm run " VM_LIMIT " --kernel %s --accel tcg --no-modules -q --no-store -J -- run "
 		"-f 'net/rtnl/netns*' -r 3", DEBIAN_KERNEL);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
@@ -358,7 +363,7 @@ Test(vm, veth_as_a_module_skips_or_loads_on_demand, .timeout = 300)
 	cr_expect_eq(skips, 2, "net/rtnl/netns and netns_cleanup skip for want of veth");
 	cJSON_Delete(doc);
 
-	run_cli(&r, "vm run --kernel %s --accel tcg -q --no-store -J -- run -f 'net/rtnl/netns*' -r 3",
+	run_cli(&r, "vm run " VM_LIMIT " --kernel %s --accel tcg -q --no-store -J -- run -f 'net/rtnl/netns*' -r 3",
 		DEBIAN_KERNEL);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
@@ -410,7 +415,7 @@ Test(vm, ab_gives_each_side_its_own_config, .timeout = 300)
 	fprintf(f, "%s# CONFIG_KBENCH_TEST_MARKER is not set\n", text);
 	fclose(f);
 	free(text);
-	run_cli(&r, "ab --base %s --patched %s -r 1 --accel tcg --no-modules --db %s --label own "
+	run_cli(&r, "ab --base %s --patched %s -r 1 --accel tcg " VM_LIMIT " --no-modules --db %s --label own "
 		"-q -- -f mm/guard/vmas -r 3", DEBIAN_KERNEL, image, db);
 	cr_assert_eq(r.status, 0, "ab: exit %d: %s", r.status, r.err);
 	run_config_sha(db, "own-base", sha_a, sizeof(sha_a));

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #define BPO_KERNEL KB_SRCDIR "/build/kernels/debian-backports/vmlinuz"
-#define GUEST "vm run --kernel " BPO_KERNEL " --accel tcg -q --no-store"
+/* --timeout: a hung guest is killed by kbench, inside the test's own limit. */
+#define GUEST "vm run --timeout 120 --kernel " BPO_KERNEL " --accel tcg -q --no-store"
 
 static void need_kernel(void)
 {
@@ -133,7 +134,7 @@ Test(vm613, shaper_api_runs_on_netdevsim, .timeout = 300)
 	if (!kernel || !*kernel || access(kernel, R_OK))
 		cr_skip_test("skipped: no kernel with netdevsim (KBENCH_TEST_NSIM_KERNEL unset: "
 			     "make test builds one)");
-	run_cli(&r, "vm run --kernel '%s' --accel tcg -q --no-store -J -- run -f 'net/shaper/[aq]*' "
+	run_cli(&r, "vm run --timeout 120 --kernel '%s' --accel tcg -q --no-store -J -- run -f 'net/shaper/[aq]*' "
 		"-r 3", kernel);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);

@@ -100,9 +100,9 @@ static void put_xz_module(struct builder *b, const char *name, const char *src)
 	if (rc == 0 && data) {
 		parents(b, plain);
 		kb_cpio_data(&b->cpio, plain, 0644, data, len);
-	}
-	else if (!b->cpio.error)
+	} else if (!b->cpio.error) {
 		b->cpio.error = rc > 0 ? EINVAL : EIO;	/* not xz, or xz missing */
+	}
 	free(data);
 }
 
