@@ -37,19 +37,6 @@ struct api_state {
 	char dev[IF_NAMESIZE];
 };
 
-/* The genl socket is opened inside ns: net-shaper finds ifindex in the socket's namespace. */
-static int open_family(struct api_state *s, char *why, size_t size)
-{
-	int err = kb_netns_enter(s->ns);
-
-	if (!err && (err = kb_genl_open(&s->g, NET_SHAPER_FAMILY_NAME)))
-		snprintf(why, size, "kernel lacks the net-shaper family (CONFIG_NET_SHAPER, 6.13): %s",
-			 s->g.error);
-	kb_netns_leave();
-	s->open = !err;
-	return err ? -EOPNOTSUPP : 0;
-}
-
 /* The device: --net-dev, or a fresh netdevsim in a suite namespace. */
 static int pick_device(struct api_state *s, char *why, size_t size)
 {
@@ -145,8 +132,9 @@ static int api_setup(void *state, const struct kb_case *c, char *why, size_t siz
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	if ((err = pick_device(s, why, size)) || (err = open_family(s, why, size)))
+	if ((err = pick_device(s, why, size)) || (err = kb_shaper_open(&s->g, s->ns, why, size)))
 		return err;
+	s->open = true;
 	s->queue.handle.scope = NET_SHAPER_SCOPE_QUEUE;
 	s->queue.has_bw_max = true;
 	s->queue.bw_max = 1000000000ull;

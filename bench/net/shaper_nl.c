@@ -1,4 +1,5 @@
 #include "shaper_nl.h"
+#include "topology.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>
@@ -113,6 +114,19 @@ int kb_shaper_parse(const struct nlmsghdr *nlh, struct kb_shaper *s)
 		}
 	}
 	return err;
+}
+
+int kb_shaper_open(struct kb_genl *g, int ns, char *why, size_t size)
+{
+	int err = kb_netns_enter(ns);
+
+	if (!err && (err = kb_genl_open(g, NET_SHAPER_FAMILY_NAME)))
+		snprintf(why, size, "kernel lacks the net-shaper family (CONFIG_NET_SHAPER, 6.13): %s",
+			 g->error);
+	else if (err)
+		snprintf(why, size, "entering the namespace: %s", strerror(-err));
+	kb_netns_leave();
+	return err ? -EOPNOTSUPP : 0;
 }
 
 int kb_shaper_set(struct kb_genl *g, const struct kb_shaper *s)

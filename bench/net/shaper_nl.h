@@ -59,6 +59,13 @@ int kb_shaper_parse(const struct nlmsghdr *nlh, struct kb_shaper *s);
 bool kb_shaper_scope_parse(const char *name, uint32_t *scope);
 const char *kb_shaper_scope_name(uint32_t scope);
 
+/*
+ * Opens g on the family from inside namespace ns (-1: this one; net-shaper
+ * finds an ifindex in the socket's namespace). 0, or -EOPNOTSUPP with why
+ * saying the kernel lacks the family.
+ */
+int kb_shaper_open(struct kb_genl *g, int ns, char *why, size_t size);
+
 int kb_shaper_set(struct kb_genl *g, const struct kb_shaper *s);
 int kb_shaper_delete(struct kb_genl *g, uint32_t ifindex, const struct kb_shaper_handle *h);
 int kb_shaper_dump(struct kb_genl *g, uint32_t ifindex, struct kb_shaper *out, size_t max,

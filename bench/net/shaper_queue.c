@@ -50,8 +50,9 @@ static void delete_shapers(void *arg)
 {
 	struct shaped *q = arg;
 	struct kb_genl g;
+	char why[256];
 
-	if (kb_netns_enter(q->ns) == 0 && kb_genl_open(&g, NET_SHAPER_FAMILY_NAME) == 0) {
+	if (kb_shaper_open(&g, q->ns, why, sizeof(why)) == 0) {
 		for (unsigned i = 0; i < q->queues; i++) {
 			struct kb_shaper_handle h = { NET_SHAPER_SCOPE_QUEUE, i };
 
@@ -59,7 +60,6 @@ static void delete_shapers(void *arg)
 		}
 		kb_genl_close(&g);
 	}
-	kb_netns_leave();
 }
 
 /* The tx queues of a device in this namespace, from sysfs; at least 1. */
@@ -119,13 +119,8 @@ static int set_shapers(struct queue_state *s, char *why, size_t size)
 		return -ENOMEM;
 	}
 	*undo = (struct shaped){ s->topo.ns_a, s->topo.ifindex_a, s->queues };
-	if ((err = kb_netns_enter(s->topo.ns_a)) == 0 &&
-	    (err = kb_genl_open(&g, NET_SHAPER_FAMILY_NAME)) != 0)
-		snprintf(why, size, "kernel lacks the net-shaper family (CONFIG_NET_SHAPER, 6.13): %s",
-			 g.error);
-	kb_netns_leave();
-	if (err)
-		return -EOPNOTSUPP;
+	if ((err = kb_shaper_open(&g, s->topo.ns_a, why, size)))
+		return err;
 	q.handle.scope = NET_SHAPER_SCOPE_QUEUE;
 	for (unsigned i = 0; i < s->queues && !err; i++) {
 		q.handle.id = i;
