@@ -430,7 +430,8 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())
 			finish_case(&a.cases[i], counters, run);
-		if (a.cases[i].c.bench->release)
+		/* A case skipped before setup has no state to release. */
+		if (a.cases[i].state && a.cases[i].c.bench->release)
 			a.cases[i].c.bench->release(a.cases[i].state);
 		free(a.cases[i].state);
 	}

@@ -128,3 +128,19 @@ Test(bpf_stack, bpf_stats_setting_is_restored, .timeout = 120)
 	cr_assert(kb_read_line("/proc/sys/kernel/bpf_stats_enabled", after, sizeof(after)));
 	cr_expect_str_eq(after, before);
 }
+
+/* The verifier's reason is the last line that is no statistic (as 6.1 refused depth 504). */
+Test(bpf_stack, verifier_error_is_the_line_before_the_statistics)
+{
+	char out[200];
+
+	kb_bpf_log_error("func#0 @0\n0: R1=ctx() R10=fp0\ncombined stack size of 2 calls is 544. "
+			 "Too large\nverification time 51 usec\nstack depth 8+504\n"
+			 "processed 214 insns (limit 1000000) max_states_per_insn 0\n\n",
+			 out, sizeof(out));
+	cr_expect_str_eq(out, "combined stack size of 2 calls is 544. Too large");
+	kb_bpf_log_error("processed 1 insns\n", out, sizeof(out));
+	cr_expect_str_eq(out, "");
+	kb_bpf_log_error("", out, sizeof(out));
+	cr_expect_str_eq(out, "");
+}

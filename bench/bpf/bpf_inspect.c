@@ -118,6 +118,27 @@ void kb_bpf_quiet(void)
 	libbpf_set_print(dbg && *dbg == '1' ? print_debug : print_nothing);
 }
 
+void kb_bpf_log_error(const char *log, char *out, size_t size)
+{
+	static const char *const stats[] = { "processed ", "verification time", "stack depth" };
+	const char *line = log, *found = NULL;
+	int found_len = 0;
+
+	while (*line) {
+		int len = (int)strcspn(line, "\n");
+		bool stat = len == 0;
+
+		for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]) && !stat; i++)
+			stat = !strncmp(line, stats[i], strlen(stats[i]));
+		if (!stat) {
+			found = line;
+			found_len = len;
+		}
+		line += len + (line[len] == '\n');
+	}
+	snprintf(out, size, "%.*s", found ? found_len : 0, found ? found : "");
+}
+
 struct bpf_link *kb_bpf_attach(struct bpf_program *p, char *why, size_t size)
 {
 	struct bpf_link *link = bpf_program__attach(p);

@@ -41,4 +41,11 @@ struct bpf_link *kb_bpf_attach(struct bpf_program *p, char *why, size_t size);
 /* libbpf's own messages go to stderr only with KBENCH_BPF_DEBUG=1. */
 void kb_bpf_quiet(void);
 
+/*
+ * The verifier's error in a level-1 log of a refused program: its last
+ * line that is no statistic ("processed N insns", "verification time",
+ * "stack depth"). Empty when there is none.
+ */
+void kb_bpf_log_error(const char *log, char *out, size_t size);
+
 #endif

@@ -49,7 +49,7 @@ static const struct kb_axis depth_axis[] = {
 
 struct stack_state {
 	struct stack_bpf *skel;
-	char logs[NDEPTHS][LOG_SIZE];
+	char log[LOG_SIZE];	/* the verifier's statistics for program idx */
 	int idx;		/* depth index; -1 for method=none */
 	struct bpf_link *link;
 	struct kb_jit_info jit;
@@ -78,26 +78,65 @@ static bool stack_applies(const struct kb_case *c)
 	return d >= PRIVATE_STACK_MIN;
 }
 
-/* Loads every depth's program once, with the verifier's statistics logged. */
+/*
+ * The object with only depth idx's program to load (and, for the deep
+ * ones, the re-entry program): a kernel may refuse one depth, as 6.1 does
+ * 504 bytes (it rounds each frame up to 32, so 32 + 512 is over the limit),
+ * and that must not take the others with it. The verifier logs into log
+ * at level (4: statistics only, 1: with the error).
+ */
+static struct stack_bpf *open_depth(int idx, int level, char *log, size_t size)
+{
+	struct stack_bpf *skel = stack_bpf__open();
+
+	if (!skel)
+		return NULL;
+	for (int i = 0; i < NDEPTHS; i++)
+		bpf_program__set_autoload(program(skel, i), i == idx);
+	bpf_program__set_autoload(skel->progs.reentry, depths[idx] >= PRIVATE_STACK_MIN);
+	bpf_program__set_log_level(program(skel, idx), level);
+	bpf_program__set_log_buf(program(skel, idx), log, size);
+	return skel;
+}
+
+/*
+ * Why the kernel refused the program: a second load with the verifier's
+ * level-1 log (the statistics-only one has no error text); its error is
+ * the last line before the statistics.
+ */
+static void refusal(int idx, char *out, size_t size)
+{
+	static char log[65536];
+	struct stack_bpf *skel = open_depth(idx, 1, log, sizeof(log));
+
+	out[0] = '\0';
+	log[0] = '\0';
+	if (skel && stack_bpf__load(skel))
+		kb_bpf_log_error(log, out, size);
+	stack_bpf__destroy(skel);
+}
+
+/* Loads the case's program, with the verifier's statistics logged. */
 static int load(struct stack_state *s, char *why, size_t size)
 {
 	int err;
 
 	kb_bpf_quiet();
-	s->skel = stack_bpf__open();
+	s->skel = open_depth(s->idx, 4, s->log, sizeof(s->log));
 	if (!s->skel) {
 		snprintf(why, size, "opening the stack BPF object: %s", strerror(errno));
 		return -errno;
 	}
-	for (int i = 0; i < NDEPTHS; i++) {
-		bpf_program__set_log_level(program(s->skel, i), 4);
-		bpf_program__set_log_buf(program(s->skel, i), s->logs[i], LOG_SIZE);
-	}
 	err = stack_bpf__load(s->skel);
 	if (err) {
-		snprintf(why, size, "loading the stack BPF programs: %s", strerror(-err));
+		char verifier[200];
+
 		stack_bpf__destroy(s->skel);
 		s->skel = NULL;
+		refusal(s->idx, verifier, sizeof(verifier));
+		snprintf(why, size, "loading the %ld-byte-stack BPF program: %s%s%s%s",
+			 depths[s->idx], strerror(-err),
+			 verifier[0] ? " (verifier: " : "", verifier, verifier[0] ? ")" : "");
 		return err;
 	}
 	s->skel->bss->target_tgid = getpid();
@@ -297,7 +336,7 @@ static void stack_facts(void *state, struct kb_result *r)
 	kb_result_add_fact(r, "jit_private_stack", s->jit.private_stack ? "true" : "false");
 	snprintf(buf, sizeof(buf), "%ld", s->jit.kernel_frame);
 	kb_result_add_fact(r, "jit_kernel_frame_bytes", buf);
-	kb_bpf_log_stack_depth(s->logs[s->idx], buf, sizeof(buf));
+	kb_bpf_log_stack_depth(s->log, buf, sizeof(buf));
 	kb_result_add_fact(r, "verifier_stack_depth", buf);
 	snprintf(buf, sizeof(buf), "%.6f", s->syscalls ? (double)s->hits / (double)s->syscalls : 0.0);
 	kb_result_add_fact(r, "events_per_syscall", buf);

@@ -59,4 +59,24 @@ int BPF_PROG(read_hint, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/*
+ * The baseline's program: the map hint alone. A kernel before 6.13 refuses
+ * read_hint (the uptr is a plain number to it, and read_hint dereferences
+ * it), so method=map_update loads only this one and runs on every kernel.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(read_map_hint, struct pt_regs *regs, long id)
+{
+	struct task_value *v;
+
+	if (id != target_nr || (bpf_get_current_pid_tgid() >> 32) != (__u32)target_tgid)
+		return 0;
+	v = bpf_task_storage_get(&hints, bpf_get_current_task_btf(), 0, 0);
+	if (!v)
+		return 0;
+	seen_map = v->map_hint;
+	events++;
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

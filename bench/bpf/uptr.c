@@ -48,15 +48,49 @@ struct uptr_state {
 	uint64_t waited, published;	/* events until seen, over the visible samples */
 };
 
+/* The method's program (read_hint or read_map_hint) alone, unloaded. */
+static struct bpf_program *method_program(struct uptr_bpf *skel, bool uptr)
+{
+	return uptr ? skel->progs.read_hint : skel->progs.read_map_hint;
+}
+
+static struct uptr_bpf *open_method(bool uptr, int log_level, char *log, size_t size)
+{
+	struct uptr_bpf *skel = uptr_bpf__open();
+
+	if (!skel)
+		return NULL;
+	bpf_program__set_autoload(method_program(skel, !uptr), false);
+	bpf_program__set_log_level(method_program(skel, uptr), log_level);
+	bpf_program__set_log_buf(method_program(skel, uptr), log, size);
+	return skel;
+}
+
 static int load(struct uptr_state *s, char *why, size_t size)
 {
+	static char log[65536];
+	char verifier[200] = "";
 	int err;
 
 	kb_bpf_quiet();
-	s->skel = uptr_bpf__open_and_load();
+	s->skel = open_method(s->uptr, 0, NULL, 0);
 	if (!s->skel) {
-		snprintf(why, size, "loading the uptr BPF program: %s", strerror(errno));
+		snprintf(why, size, "opening the uptr BPF object: %s", strerror(errno));
 		return -errno;
+	}
+	if ((err = uptr_bpf__load(s->skel))) {
+		/* Again with the verifier's log, for its reason. */
+		uptr_bpf__destroy(s->skel);
+		s->skel = open_method(s->uptr, 1, log, sizeof(log));
+		log[0] = '\0';
+		if (s->skel && uptr_bpf__load(s->skel))
+			kb_bpf_log_error(log, verifier, sizeof(verifier));
+		uptr_bpf__destroy(s->skel);
+		s->skel = NULL;
+		snprintf(why, size, "loading the uptr BPF program %s: %s%s%s%s",
+			 s->uptr ? "read_hint" : "read_map_hint", strerror(-err),
+			 verifier[0] ? " (verifier: " : "", verifier, verifier[0] ? ")" : "");
+		return err;
 	}
 	s->skel->bss->target_tgid = getpid();
 	s->skel->bss->target_nr = SYS_getppid;
@@ -89,7 +123,7 @@ static int uptr_setup(void *state, const struct kb_case *c, char *why, size_t si
 			 strerror(errno));
 		return err;
 	}
-	s->link = kb_bpf_attach(s->skel->progs.read_hint, why, size);
+	s->link = kb_bpf_attach(method_program(s->skel, s->uptr), why, size);
 	return s->link ? 0 : -errno;
 }
 

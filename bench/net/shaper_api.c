@@ -72,6 +72,16 @@ static bool same_handle(const struct kb_shaper_handle *a, const struct kb_shaper
 	return a->scope == b->scope && a->id == b->id;
 }
 
+/* Both leaves; the kernel deletes their node with the last. */
+static int delete_leaves(struct api_state *s)
+{
+	int err = 0;
+
+	for (int i = 0; i < 2 && !err; i++)
+		err = kb_shaper_delete(&s->g, s->queue.ifindex, &s->leaves[i].handle);
+	return err;
+}
+
 /* One group: leaves 1 and 2 under a new node, the node's handle in *made. */
 static int group_once(struct api_state *s, struct kb_shaper_handle *made)
 {
@@ -82,9 +92,7 @@ static int group_once(struct api_state *s, struct kb_shaper_handle *made)
 			 kb_shaper_scope_name(made->scope), made->id);
 		err = -EPROTO;
 	}
-	for (int i = 0; i < 2 && !err; i++)
-		err = kb_shaper_delete(&s->g, s->queue.ifindex, &s->leaves[i].handle);
-	return err;
+	return err ? err : delete_leaves(s);
 }
 
 /*
@@ -111,8 +119,8 @@ static int check_group(struct api_state *s, char *why, size_t size)
 				    "under it", s->made.id, node ? "the node" : "no such node", under);
 		return -EPROTO;
 	}
-	for (int i = 0; i < 2 && !err; i++)
-		err = kb_shaper_delete(&s->g, s->queue.ifindex, &s->leaves[i].handle);
+	if (!err)
+		err = delete_leaves(s);
 	if (!err)
 		err = kb_shaper_dump(&s->g, s->queue.ifindex, dump, MAX_DUMP, &n);
 	for (size_t i = 0; !err && i < n; i++)

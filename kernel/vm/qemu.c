@@ -118,7 +118,7 @@ static void build_argv(const struct kb_vm_boot *b, bool kvm, char *ttys1, size_t
 	argv[n++] = ttys1;
 	argv[n++] = "-no-reboot";	/* a panic (panic=-1 reboots) ends qemu */
 	argv[n++] = "-accel";
-	argv[n++] = kvm ? "kvm" : "tcg,thread=multi";
+	argv[n++] = kvm ? "kvm" : b->tcg_multi ? "tcg,thread=multi" : "tcg,thread=single";
 	if (kvm) {
 		argv[n++] = "-cpu";
 		argv[n++] = "host";

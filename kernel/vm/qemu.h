@@ -4,9 +4,13 @@
  * (a file). KVM when asked or when "auto" finds it usable, TCG otherwise:
  * /dev/kvm existing proves nothing on these machines (KVM guests fail with
  * an internal error and hang), so auto tries a boot under KVM with a short
- * limit and falls back to TCG when it does not reach init. Every boot ends
- * within its limits and leaves no qemu process (killed, reaped, also on
- * SIGINT/SIGTERM through the undo list).
+ * limit and falls back to TCG when it does not reach init. TCG runs every
+ * vCPU on one host thread unless asked otherwise: with a thread each
+ * (MTTCG), guests here now and then died of "Oops: int3" while loading
+ * modules (likely code patched on one vCPU still running on another) or
+ * hung for good, on a busy host. Every boot ends within its limits and
+ * leaves no qemu process (killed, reaped, also on SIGINT/SIGTERM through
+ * the undo list).
  */
 #ifndef KB_QEMU_H
 #define KB_QEMU_H
@@ -21,6 +25,7 @@ struct kb_vm_boot {
 	const char *initrd;	/* cpio archive */
 	const char *workdir;	/* for the console log and ttyS1 file */
 	const char *accel;	/* "auto", "kvm" or "tcg" */
+	bool tcg_multi;		/* TCG with a host thread per vCPU (default: one for all) */
 	unsigned cpus, mem_mib;
 	double boot_timeout_s;	/* until init runs */
 	double timeout_s;	/* the whole boot */

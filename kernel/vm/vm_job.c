@@ -32,6 +32,13 @@ int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
 		}
 		j->accel = arg;
 		return 1;
+	case KB_OPT_VM_TCG_THREADS:
+		if (strcmp(arg, "single") && strcmp(arg, "multi")) {
+			kb_err("%s: bad --tcg-threads '%s': expected single or multi", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		j->tcg_multi = !strcmp(arg, "multi");
+		return 1;
 	case KB_OPT_VM_CPUS:
 		if (!kb_parse_long(arg, 1, 64, &j->cpus)) {
 			kb_err("%s: bad --cpus '%s': expected 1..64", cmd, arg);
@@ -204,7 +211,8 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
 				  .modules = j->modules, .hostname = host };
 	struct kb_vm_boot b = { .kernel = j->kernel, .initrd = initrd, .workdir = tmpl,
-				.accel = j->accel, .cpus = (unsigned)j->cpus,
+				.accel = j->accel, .tcg_multi = j->tcg_multi,
+				.cpus = (unsigned)j->cpus,
 				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
 				.boot_timeout_s = j->boot_timeout_s, .echo = !j->quiet };
 	char **args;
@@ -277,6 +285,8 @@ int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
 	cJSON_AddStringToObject(vm, "qemu", version);
 	cJSON_AddStringToObject(vm, "accel", o->accel);
 	cJSON_AddStringToObject(vm, "accel_note", o->accel_note);
+	if (!strcmp(o->accel, "tcg"))
+		cJSON_AddStringToObject(vm, "tcg_threads", j->tcg_multi ? "multi" : "single");
 	cJSON_AddNumberToObject(vm, "cpus", (double)j->cpus);
 	cJSON_AddNumberToObject(vm, "memory_mib", (double)j->mem_mib);
 	add_image(vm, j->kernel);

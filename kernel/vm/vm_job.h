@@ -20,6 +20,7 @@ struct kb_vm_job {
 	bool no_modules;	/* carry none, even when found */
 	const char *kbench;	/* the binary carried in (default: this one) */
 	const char *accel;
+	bool tcg_multi;		/* --tcg-threads multi: one host thread per vCPU */
 	long cpus, mem_mib;
 	double timeout_s, boot_timeout_s;
 	bool quiet, keep;
@@ -34,11 +35,12 @@ struct kb_vm_job {
 
 enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS,
        KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP,
-       KB_OPT_VM_MODULES, KB_OPT_VM_NO_MODULES };
+       KB_OPT_VM_MODULES, KB_OPT_VM_NO_MODULES, KB_OPT_VM_TCG_THREADS };
 
 #define KB_VM_LONG_OPTIONS                                                   \
 	{ "kbench", required_argument, NULL, KB_OPT_VM_KBENCH },             \
 	{ "accel", required_argument, NULL, KB_OPT_VM_ACCEL },               \
+	{ "tcg-threads", required_argument, NULL, KB_OPT_VM_TCG_THREADS },   \
 	{ "cpus", required_argument, NULL, KB_OPT_VM_CPUS },                 \
 	{ "mem", required_argument, NULL, KB_OPT_VM_MEM },                   \
 	{ "timeout", required_argument, NULL, KB_OPT_VM_TIMEOUT },           \
@@ -49,6 +51,8 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
 
 #define KB_VM_OPTIONS_HELP \
 	"  --accel auto|kvm|tcg  auto: KVM when a boot under it reaches init, else TCG\n"     \
+	"  --tcg-threads single|multi  TCG: all vCPUs on one host thread (default; multi\n"   \
+	"                     oopses and hangs some guests) or one thread each\n"            \
 	"  --cpus N           guest CPUs (default 2)\n"                                      \
 	"  --mem MIB          guest memory (default 1024)\n"                                 \
 	"  --timeout S        kill the VM after S seconds (default 1800)\n"                  \
