@@ -139,6 +139,15 @@ void kb_bpf_log_error(const char *log, char *out, size_t size)
 	snprintf(out, size, "%.*s", found ? found_len : 0, found ? found : "");
 }
 
+void kb_bpf_load_failed(char *why, size_t size, const char *what, int err, const char *log)
+{
+	char verifier[200];
+
+	kb_bpf_log_error(log, verifier, sizeof(verifier));
+	snprintf(why, size, "loading %s: %s%s%s%s", what, strerror(-err),
+		 verifier[0] ? " (verifier: " : "", verifier, verifier[0] ? ")" : "");
+}
+
 struct bpf_link *kb_bpf_attach(struct bpf_program *p, char *why, size_t size)
 {
 	struct bpf_link *link = bpf_program__attach(p);

@@ -48,4 +48,7 @@ void kb_bpf_quiet(void);
  */
 void kb_bpf_log_error(const char *log, char *out, size_t size);
 
+/* "loading WHAT: strerror(-err) (verifier: its error in log)" into why. */
+void kb_bpf_load_failed(char *why, size_t size, const char *what, int err, const char *log);
+
 #endif

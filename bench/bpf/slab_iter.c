@@ -19,6 +19,8 @@ struct kb_slab_iter {
 
 struct kb_slab_iter *kb_slab_iter_open(char *why, size_t size)
 {
+	/* Log level 0: libbpf loads again at level 1 into it only when refused. */
+	static char log[65536];
 	struct kb_slab_iter *it = calloc(1, sizeof(*it));
 	int err;
 
@@ -30,11 +32,16 @@ struct kb_slab_iter *kb_slab_iter_open(char *why, size_t size)
 	}
 	/* The kfunc program is loaded on its own (kb_slab_task_cache). */
 	bpf_program__set_autoload(it->skel->progs.which_cache, false);
+	bpf_program__set_log_buf(it->skel->progs.slab_lines, log, sizeof(log));
+	log[0] = '\0';
 	err = slab_bpf__load(it->skel);
-	if (!err && !(it->link = bpf_program__attach_iter(it->skel->progs.slab_lines, NULL)))
+	if (err)
+		kb_bpf_load_failed(why, size, "iter/kmem_cache", err, log);
+	else if (!(it->link = bpf_program__attach_iter(it->skel->progs.slab_lines, NULL))) {
 		err = -errno;
+		snprintf(why, size, "attaching iter/kmem_cache: %s", strerror(-err));
+	}
 	if (err) {
-		snprintf(why, size, "loading iter/kmem_cache: %s", strerror(-err));
 		kb_slab_iter_close(it);
 		return NULL;
 	}

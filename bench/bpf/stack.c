@@ -100,19 +100,20 @@ static struct stack_bpf *open_depth(int idx, int level, char *log, size_t size)
 }
 
 /*
- * Why the kernel refused the program: a second load with the verifier's
- * level-1 log (the statistics-only one has no error text); its error is
- * the last line before the statistics.
+ * Why the kernel refused the program into why: a second load with the
+ * verifier's level-1 log (the statistics-only one has no error text).
  */
-static void refusal(int idx, char *out, size_t size)
+static void refusal(int idx, int err, char *why, size_t size)
 {
 	static char log[65536];
 	struct stack_bpf *skel = open_depth(idx, 1, log, sizeof(log));
+	char what[64];
 
-	out[0] = '\0';
 	log[0] = '\0';
-	if (skel && stack_bpf__load(skel))
-		kb_bpf_log_error(log, out, size);
+	if (skel)
+		stack_bpf__load(skel);
+	snprintf(what, sizeof(what), "the %ld-byte-stack BPF program", depths[idx]);
+	kb_bpf_load_failed(why, size, what, err, log);
 	stack_bpf__destroy(skel);
 }
 
@@ -129,14 +130,9 @@ static int load(struct stack_state *s, char *why, size_t size)
 	}
 	err = stack_bpf__load(s->skel);
 	if (err) {
-		char verifier[200];
-
 		stack_bpf__destroy(s->skel);
 		s->skel = NULL;
-		refusal(s->idx, verifier, sizeof(verifier));
-		snprintf(why, size, "loading the %ld-byte-stack BPF program: %s%s%s%s",
-			 depths[s->idx], strerror(-err),
-			 verifier[0] ? " (verifier: " : "", verifier, verifier[0] ? ")" : "");
+		refusal(s->idx, err, why, size);
 		return err;
 	}
 	s->skel->bss->target_tgid = getpid();

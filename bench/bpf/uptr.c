@@ -48,48 +48,32 @@ struct uptr_state {
 	uint64_t waited, published;	/* events until seen, over the visible samples */
 };
 
-/* The method's program (read_hint or read_map_hint) alone, unloaded. */
+/* The method's program (read_hint or read_map_hint). */
 static struct bpf_program *method_program(struct uptr_bpf *skel, bool uptr)
 {
 	return uptr ? skel->progs.read_hint : skel->progs.read_map_hint;
 }
 
-static struct uptr_bpf *open_method(bool uptr, int log_level, char *log, size_t size)
-{
-	struct uptr_bpf *skel = uptr_bpf__open();
-
-	if (!skel)
-		return NULL;
-	bpf_program__set_autoload(method_program(skel, !uptr), false);
-	bpf_program__set_log_level(method_program(skel, uptr), log_level);
-	bpf_program__set_log_buf(method_program(skel, uptr), log, size);
-	return skel;
-}
-
 static int load(struct uptr_state *s, char *why, size_t size)
 {
+	/* Log level 0: libbpf loads again at level 1 into it only when refused. */
 	static char log[65536];
-	char verifier[200] = "";
 	int err;
 
 	kb_bpf_quiet();
-	s->skel = open_method(s->uptr, 0, NULL, 0);
+	s->skel = uptr_bpf__open();
 	if (!s->skel) {
 		snprintf(why, size, "opening the uptr BPF object: %s", strerror(errno));
 		return -errno;
 	}
+	bpf_program__set_autoload(method_program(s->skel, !s->uptr), false);
+	bpf_program__set_log_buf(method_program(s->skel, s->uptr), log, sizeof(log));
+	log[0] = '\0';
 	if ((err = uptr_bpf__load(s->skel))) {
-		/* Again with the verifier's log, for its reason. */
-		uptr_bpf__destroy(s->skel);
-		s->skel = open_method(s->uptr, 1, log, sizeof(log));
-		log[0] = '\0';
-		if (s->skel && uptr_bpf__load(s->skel))
-			kb_bpf_log_error(log, verifier, sizeof(verifier));
+		kb_bpf_load_failed(why, size, s->uptr ? "the uptr BPF program read_hint" :
+				   "the uptr BPF program read_map_hint", err, log);
 		uptr_bpf__destroy(s->skel);
 		s->skel = NULL;
-		snprintf(why, size, "loading the uptr BPF program %s: %s%s%s%s",
-			 s->uptr ? "read_hint" : "read_map_hint", strerror(-err),
-			 verifier[0] ? " (verifier: " : "", verifier, verifier[0] ? ")" : "");
 		return err;
 	}
 	s->skel->bss->target_tgid = getpid();
