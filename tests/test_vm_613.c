@@ -2,7 +2,8 @@
  * A 6.13+ guest: Debian 13's cloud kernel from trixie-backports (make
  * setup fetches it) under the VM runner. Its probe sees what the host may
  * lack (the net-shaper family), the net-shaper client's requests pass the
- * kernel's own policy, its xz-compressed modules load on demand; and in a
+ * kernel's own policy, its xz-compressed modules load on demand, the slab
+ * iterator reads its per_node[] layout; and in a
  * kernel with netdevsim (KBENCH_TEST_NSIM_KERNEL) the net-shaper benchmarks
  * run end to end.
  */
@@ -84,6 +85,29 @@ Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 300)
 		  strstr(r.out, "node    Operation not supported"), "%s", r.out);
 	run_cli(&r, GUEST " --no-modules -- shaper delete lo scope=node id=99999999");
 	cr_expect(strstr(r.err, "integer out of range"), "the policy's id range: %s", r.err);
+}
+
+/* 7.x keeps a cache's node pointers in per_node[]: the iterator still counts its objects. */
+Test(vm613, slab_iterator_reads_the_per_node_layout, .timeout = 300)
+{
+	static struct cli_result r;
+	cJSON *doc, *c;
+	double objs, active;
+
+	need_kernel();
+	run_cli(&r, GUEST " --no-modules -- slabinfo --json -f task_struct");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cr_expect_str_eq(cJSON_GetObjectItem(doc, "source")->valuestring, "bpf iter/kmem_cache");
+	c = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "caches"), 0);
+	cr_assert_not_null(c, "no task_struct cache: %.300s", r.out);
+	objs = cJSON_GetObjectItem(c, "num_objs")->valuedouble;
+	active = cJSON_GetObjectItem(c, "active_objs")->valuedouble;
+	cr_expect_gt(objs, 0, "the node counters were read");
+	cr_expect_gt(cJSON_GetObjectItem(c, "num_slabs")->valuedouble, 0);
+	cr_expect(active > 0 && active <= objs, "%g of %g task_structs in use", active, objs);
+	cJSON_Delete(doc);
 }
 
 /* veth, sch_htb and sch_tbf are xz modules in Debian 13: the runner carries them plain. */

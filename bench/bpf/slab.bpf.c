@@ -16,6 +16,19 @@
 
 struct kmem_cache *bpf_get_kmem_cache(__u64 addr) __ksym;
 
+/*
+ * 7.x moved the node pointers into per_node[] (each entry also holds the
+ * node's barn): local flavours of those types, so CO-RE finds them in a
+ * kernel whose BTF has them and the build's vmlinux.h does not.
+ */
+struct kmem_cache_per_node_ptrs___x {
+	struct kmem_cache_node *node;
+} __attribute__((preserve_access_index));
+
+struct kmem_cache___per_node {
+	struct kmem_cache_per_node_ptrs___x per_node[1];
+} __attribute__((preserve_access_index));
+
 char task_cache[32];	/* what bpf_get_kmem_cache() said of the current task */
 int task_cache_found;	/* 1 found, -1 not a slab object */
 __u64 truncated;	/* caches whose partial list was longer than MAX_PARTIAL */
@@ -46,6 +59,21 @@ static long partial_step(__u64 i, void *arg)
 	return 0;
 }
 
+/* Node i of cache s, from kmem_cache.node[] or, on 7.x, per_node[].node. */
+static __always_inline struct kmem_cache_node *cache_node(struct kmem_cache *s, int i)
+{
+	struct kmem_cache_node *n = NULL;
+	__u64 at;
+
+	if (bpf_core_field_exists(struct kmem_cache, node))
+		return BPF_CORE_READ(s, node[i]);
+	at = bpf_core_field_offset(struct kmem_cache___per_node, per_node) +
+	     i * bpf_core_type_size(struct kmem_cache_per_node_ptrs___x) +
+	     bpf_core_field_offset(struct kmem_cache_per_node_ptrs___x, node);
+	bpf_probe_read_kernel(&n, sizeof(n), (void *)s + at);
+	return n;
+}
+
 /* Free objects of one node's partial list (SLUB's count_partial()). */
 static __always_inline __u64 partial_free(struct kmem_cache_node *n)
 {
@@ -68,7 +96,7 @@ int slab_lines(struct bpf_iter__kmem_cache *ctx)
 	if (!s)
 		return 0;
 	for (int i = 0; i < MAX_NODES; i++) {
-		struct kmem_cache_node *n = BPF_CORE_READ(s, node[i]);
+		struct kmem_cache_node *n = cache_node(s, i);
 
 		if (!n)
 			break;
