@@ -36,15 +36,20 @@ int target_tgid;
 long target_nr;
 __u64 seen_uptr, seen_map, events;
 
+/* The target task's storage on the target syscall, NULL otherwise. */
+static __always_inline struct task_value *target_value(long id)
+{
+	if (id != target_nr || (bpf_get_current_pid_tgid() >> 32) != (__u32)target_tgid)
+		return NULL;
+	return bpf_task_storage_get(&hints, bpf_get_current_task_btf(), 0, 0);
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(read_hint, struct pt_regs *regs, long id)
 {
-	struct task_value *v;
+	struct task_value *v = target_value(id);
 	user_hint_t *h;
 
-	if (id != target_nr || (bpf_get_current_pid_tgid() >> 32) != (__u32)target_tgid)
-		return 0;
-	v = bpf_task_storage_get(&hints, bpf_get_current_task_btf(), 0, 0);
 	if (!v)
 		return 0;
 	h = v->hint;
@@ -67,11 +72,8 @@ int BPF_PROG(read_hint, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(read_map_hint, struct pt_regs *regs, long id)
 {
-	struct task_value *v;
+	struct task_value *v = target_value(id);
 
-	if (id != target_nr || (bpf_get_current_pid_tgid() >> 32) != (__u32)target_tgid)
-		return 0;
-	v = bpf_task_storage_get(&hints, bpf_get_current_task_btf(), 0, 0);
 	if (!v)
 		return 0;
 	seen_map = v->map_hint;
