@@ -117,7 +117,10 @@ $(BPO_KERNEL)/modules:
 	@echo "setup: fetching Debian 13's cloud kernel from trixie-backports (the 6.13+ test guest)"
 	@rm -rf $(BPO_KERNEL) $(BPO_APT) && mkdir -p $(BPO_KERNEL)/pkg $(BPO_APT)/lists/partial \
 		$(BPO_APT)/cache/archives/partial $(BPO_APT)/empty
-	@echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main" \
+	@mirror=$$(. /etc/os-release && apt-get indextargets --format '$$(REPO_URI)' \
+		"Release: $$VERSION_CODENAME" 'Origin: Debian' 'Target-Of: deb' | head -n 1); \
+	[ -n "$$mirror" ] || { echo "kbench: setup: apt has no Debian $$(. /etc/os-release && echo $$VERSION_CODENAME) source to take the mirror from" >&2; exit 3; }; \
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $$mirror trixie-backports main" \
 		> $(BPO_APT)/sources.list
 	@apt-get $(BPO_APT_OPTS) update -qq && \
 	img=$$(apt-cache $(BPO_APT_OPTS) depends linux-image-cloud-amd64 | awk '/Depends: linux-image-[0-9]/ { print $$2; exit }') && \
