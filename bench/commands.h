@@ -20,5 +20,6 @@ int cmd_workload(int argc, char **argv);	/* workloads/cmd_workload.c */
 int cmd_kernel(int argc, char **argv);	/* kernel/cmd_kernel.c */
 int cmd_vm(int argc, char **argv);	/* kernel/vm/cmd_vm.c */
 int cmd_ab(int argc, char **argv);	/* kernel/vm/cmd_ab.c */
+int cmd_restore(int argc, char **argv);	/* bench/cmd_restore.c */
 
 #endif

@@ -31,6 +31,7 @@ static const struct {
 	{ "vm", cmd_vm, "run a kbench command inside a VM booted on a given kernel image" },
 	{ "ab", cmd_ab, "A/B of two kernel images: alternate VM boots, store, compare" },
 	{ "history", cmd_history, "change points over stored runs; exit 1 on a new regression" },
+	{ "restore", cmd_restore, "restore system state a killed kbench left (also done at every start)" },
 };
 
 static void usage(FILE *out)

@@ -1,4 +1,6 @@
 #include "undo.h"
+#include "journal.h"
+#include "journal_restore.h"
 #include "util.h"
 
 #include <errno.h>
@@ -6,12 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct undo_entry {
 	const char *what;
 	kb_undo_fn fn;
 	void *arg;
+	int journal_id;		/* its record in the journal, or -1 */
 };
 
 /* Bounded on purpose: a benchmark that needs more is doing too much at once. */
@@ -21,13 +26,30 @@ static struct undo_entry undo_list[UNDO_MAX];
 static volatile sig_atomic_t undo_count;
 static volatile sig_atomic_t stop_signal;
 
-int kb_undo_push(const char *what, kb_undo_fn fn, void *arg)
+static int push(const char *what, kb_undo_fn fn, void *arg, int journal_id)
 {
 	if (undo_count >= UNDO_MAX)
 		return -ENOSPC;
-	undo_list[undo_count] = (struct undo_entry){ what, fn, arg };
+	undo_list[undo_count] = (struct undo_entry){ what, fn, arg, journal_id };
 	undo_count++;
 	return 0;
+}
+
+int kb_undo_push(const char *what, kb_undo_fn fn, void *arg)
+{
+	return push(what, fn, arg, -1);
+}
+
+int kb_undo_push_journaled(const char *what, kb_undo_fn fn, void *arg, const char *kind,
+			   const char *target, const char *value)
+{
+	int id = kb_journal_add(kind, target, value), err;
+
+	if (id < 0)
+		return id;
+	if ((err = push(what, fn, arg, id)))
+		kb_journal_done(id);
+	return err;
 }
 
 unsigned kb_undo_mark(void)
@@ -43,6 +65,7 @@ void kb_undo_to(unsigned mark)
 		undo_count--;
 		e.fn(e.arg);
 		free(e.arg);
+		kb_journal_done(e.journal_id);
 	}
 }
 
@@ -61,10 +84,29 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+static void say_restored(pid_t pid, const struct kb_journal_change *c, size_t n, bool dry_run,
+			 void *arg)
+{
+	char line[4096];
+	bool failed = false;
+
+	(void)dry_run;
+	(void)arg;
+	for (size_t i = 0; i < n; i++)
+		failed |= c[i].err != 0;
+	kb_journal_summary(c, n, line, sizeof(line));
+	kb_err("%s state left by a killed kbench (pid %d): %s",
+	       failed ? "could not restore all" : "restored", (int)pid, line);
+}
+
 void kb_undo_install_handlers(void)
 {
 	struct sigaction sa;
+	int err = kb_journal_restore_dead(false, say_restored, NULL);
 
+	if (err < 0)
+		kb_err("journal %s: %s (state a killed kbench left is not restored)",
+		       kb_journal_dir(), strerror(-err));
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -115,11 +157,58 @@ int kb_sysctl_set(const char *path, const char *value)
 		free(u);
 		return 0;
 	}
-	/* Register first: a signal between write and push must still undo. */
-	err = kb_undo_push(path, sysctl_restore, u);
+	/* Register first: a signal between write and push must still undo, a kill too. */
+	err = kb_undo_push_journaled(path, sysctl_restore, u, KB_JOURNAL_FILE, path, u->value);
 	if (err) {
 		free(u);
 		return err;
 	}
 	return kb_write_file(path, value);
+}
+
+static void workdir_remove(void *arg)
+{
+	struct kb_journal_change c = { .kind = KB_JOURNAL_WORKDIR };
+
+	snprintf(c.target, sizeof(c.target), "%s", (char *)arg);
+	kb_journal_restore_change(&c, false);
+	if (c.err)
+		kb_err("undo: removing %s: %s", c.target, c.why);
+}
+
+int kb_workdir_make(const char *prefix, char *buf, size_t size)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		char suffix[7];
+		char *arg = NULL;
+		int id, err = 0;
+
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			return -errno;
+		for (size_t i = 0; i < sizeof(r); i++)
+			suffix[i] = chars[r[i] % (sizeof(chars) - 1)];
+		suffix[6] = '\0';
+		if ((size_t)snprintf(buf, size, "%s.%s", prefix, suffix) >= size)
+			return -ENAMETOOLONG;
+		/* The record first: a kill between mkdir and the record would leak the directory. */
+		if ((id = kb_journal_add(KB_JOURNAL_WORKDIR, buf, "")) < 0)
+			return id;
+		if (mkdir(buf, 0700)) {
+			err = -errno;
+		} else if (!(arg = strdup(buf)) ||
+			   (err = push("remove a work directory", workdir_remove, arg, id))) {
+			free(arg);
+			rmdir(buf);
+			err = err ? err : -ENOMEM;
+		}
+		if (!err)
+			return 0;
+		kb_journal_done(id);
+		if (err != -EEXIST)
+			return err;
+	}
+	return -EEXIST;
 }

@@ -169,18 +169,6 @@ bool kb_vm_job_is_run(const struct kb_vm_job *j)
 	return j->nargs > 0 && !strcmp(j->args[0], "run");
 }
 
-static void remove_workdir(void *arg)
-{
-	static const char *const files[] = { "initramfs.cpio", "ttyS1", "console.log" };
-	char path[4200];
-
-	for (size_t i = 0; i < KB_ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), "%s/%s", (char *)arg, files[i]);
-		unlink(path);
-	}
-	rmdir(arg);
-}
-
 /*
  * The guest's command line: a guest run prints JSON and stores nothing, and
  * draws its progress line only when the console reaches a terminal here.
@@ -205,7 +193,7 @@ static char **guest_args(const struct kb_vm_job *j, int *n)
 
 int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err, size_t size)
 {
-	char tmpl[] = "/tmp/kbench-vm.XXXXXX", initrd[64], host[80];
+	char tmpl[64] = "/tmp/kbench-vm.XXXXXX", initrd[96], host[80];
 	unsigned mark = kb_undo_mark();
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
@@ -216,20 +204,17 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
 				.boot_timeout_s = j->boot_timeout_s, .echo = !j->quiet };
 	char **args;
-	int rc = -1;
+	int rc = -1, werr;
 
 	memset(out, 0, sizeof(*out));
 	uname(&u);
 	/* The runs a guest sends back are this host's VM runs, not the host's own. */
 	snprintf(host, sizeof(host), "%.60s-vm", u.nodename);
-	if (!mkdtemp(tmpl)) {
-		snprintf(err, size, "mkdtemp: %s", strerror(errno));
-		return -1;
-	}
-	if (!j->keep && kb_undo_push("remove the VM work directory", remove_workdir,
-				     strdup(tmpl))) {
-		rmdir(tmpl);
-		snprintf(err, size, "out of memory");
+	/* Journaled (a killed run's directory goes at the next start), unless it is to be kept. */
+	werr = j->keep ? (mkdtemp(tmpl) ? 0 : -errno)
+		       : kb_workdir_make("/tmp/kbench-vm", tmpl, sizeof(tmpl));
+	if (werr) {
+		snprintf(err, size, "making the work directory: %s", strerror(-werr));
 		return -1;
 	}
 	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmpl);

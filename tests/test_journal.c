@@ -1,0 +1,344 @@
+/*
+ * The undo journal: state a SIGKILLed kbench changed is restored by the next
+ * kbench or by `kbench restore`, and a journal's records are data that
+ * cannot name anything but what kbench itself changes.
+ *
+ * The SIGKILL tests change system-wide sysctls for a few seconds: each puts
+ * the original back itself in its fini, whatever happened.
+ */
+#include "helpers.h"
+#include "../bench/util.h"
+#include "../kernel/probe.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_MAP_COUNT "/proc/sys/vm/max_map_count"
+#define BPF_STATS "/proc/sys/kernel/bpf_stats_enabled"
+#define DEBIAN_KERNEL KB_SRCDIR "/build/kernels/debian/vmlinuz"
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("skipped: the benchmarks that change sysctls need root");
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+	long v = -1;
+
+	cr_assert(kb_read_line(path, buf, sizeof(buf)), "reading %s", path);
+	cr_assert(kb_parse_long(buf, 0, 1L << 40, &v), "%s: '%s'", path, buf);
+	return v;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* What a test changed, put back in fini whatever the test's outcome. */
+static const char *saved_path;
+static long saved_value = -1;
+
+static void put_back(void)
+{
+	char v[32];
+
+	if (saved_path && saved_value >= 0 && read_long(saved_path) != saved_value) {
+		snprintf(v, sizeof(v), "%ld", saved_value);
+		kb_write_file(saved_path, v);
+	}
+}
+
+static pid_t start(char *const argv[])
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execv(kbench_bin(), argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* SIGKILL, reaped; the child must not have exited on its own before. */
+static void kill_hard(pid_t pid)
+{
+	int st = 0;
+
+	cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "kbench ended before the kill (status 0x%x)",
+		     st);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status 0x%x", st);
+}
+
+/*
+ * Runs benchmark bench (which changes sysctl path) under kbench, SIGKILLs it
+ * once the value moved, checks the value stayed changed, then lets
+ * restore_cmd (a kbench command line) put it back and say so.
+ */
+static void kill_and_restore(const char *bench, const char *path, const char *restore_cmd)
+{
+	char *argv[] = { "kbench", "run", "-f", (char *)bench, "-r", "100000", "-q", "--no-store",
+			 NULL };
+	char want[160], name[64];
+	long orig = read_long(path), after_kill, after_restore;
+	struct cli_result r;
+	bool changed = false;
+	pid_t pid;
+
+	saved_path = path;
+	saved_value = orig;
+	pid = start(argv);
+	for (int i = 0; i < 2000 && !changed; i++) {	/* at most 20 s */
+		changed = read_long(path) != orig;
+		if (!changed) {
+			int st;
+
+			if (waitpid(pid, &st, WNOHANG) == pid)
+				cr_assert_fail("%s ended (status 0x%x) without changing %s", bench, st,
+					       path);
+			sleep_ms(10);
+		}
+	}
+	if (!changed) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		cr_assert_fail("%s never changed %s within 20 s", bench, path);
+	}
+	kill_hard(pid);
+	after_kill = read_long(path);
+	cr_assert_neq(after_kill, orig, "%s was back at %ld right after SIGKILL: the kill missed",
+		      path, orig);
+	run_cli(&r, "%s", restore_cmd);
+	after_restore = read_long(path);
+	/* "vm.max_map_count=65530" */
+	snprintf(name, sizeof(name), "%s", path + strlen("/proc/sys/"));
+	for (char *p = name; *p; p++)
+		*p = *p == '/' ? '.' : *p;
+	snprintf(want, sizeof(want), "a killed kbench (pid %d): %s=%ld", (int)pid, name, orig);
+	cr_log_info("journal figures: %s %s: original %ld, after SIGKILL %ld, after `kbench %s` %ld",
+		    bench, name, orig, after_kill, restore_cmd, after_restore);
+	fprintf(stderr, "journal figures: %s %s: original %ld, after SIGKILL %ld, after `kbench %s` "
+			"%ld\n", bench, name, orig, after_kill, restore_cmd, after_restore);
+	cr_expect_eq(r.status, 0, "kbench %s: exit %d: %s", restore_cmd, r.status, r.err);
+	cr_expect_eq(after_restore, orig, "%s left at %ld by `kbench %s`, was %ld", path,
+		     after_restore, restore_cmd, orig);
+	cr_expect(strstr(r.out, want) || strstr(r.err, want), "no '%s' in: %s%s", want, r.out,
+		  r.err);
+}
+
+Test(journal, sigkill_capacity_then_restore, .fini = put_back, .timeout = 120)
+{
+	need_root();
+	kill_and_restore("mm/guard/capacity", MAX_MAP_COUNT, "restore");
+}
+
+/* Here the next state-changing command restores, at its start. */
+Test(journal, sigkill_bpf_run_time_then_next_run, .fini = put_back, .timeout = 120)
+{
+	const struct kb_probe_result *p = kb_probe_find("bpf_tracing");
+
+	need_root();
+	if (!p->present || !kb_probe_find("bpf_stats")->present)
+		cr_skip_test("skipped: bpf/stack/run_time cannot run here: %s", p->evidence);
+	if (read_long(BPF_STATS) != 0)
+		cr_skip_test("skipped: kernel.bpf_stats_enabled is already 1 (someone else's)");
+	kill_and_restore("bpf/stack/run_time", BPF_STATS,
+			 "run -f mm/guard/vmas -r 2 -q --no-store");
+}
+
+/* The /tmp/kbench-vm.* directories that exist now; a new one's name into made. */
+static bool new_workdir(char names[][256], int n, char *made, size_t size)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	bool found = false;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)) && !found) {
+		bool old = false;
+
+		if (strncmp(e->d_name, "kbench-vm.", 10))
+			continue;
+		for (int i = 0; i < n && !old; i++)
+			old = !strcmp(names[i], e->d_name);
+		if (!old) {
+			snprintf(made, size, "/tmp/%s", e->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+static int list_workdirs(char names[][256], int max)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)) && n < max)
+		if (!strncmp(e->d_name, "kbench-vm.", 10))
+			snprintf(names[n++], 256, "%s", e->d_name);
+	closedir(d);
+	return n;
+}
+
+Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
+{
+	char *argv[] = { "kbench", "vm", "run", "--kernel", DEBIAN_KERNEL, "--accel", "tcg",
+			 "--timeout", "60", "-q", "--", "probe", NULL };
+	char old[64][256], dir[300] = "", want[400];
+	int n = list_workdirs(old, 64);
+	struct cli_result r;
+	struct stat st;
+	bool after_kill;
+	pid_t pid;
+
+	if (access(DEBIAN_KERNEL, R_OK))
+		cr_skip_test("skipped: %s missing (make setup fetches it)", DEBIAN_KERNEL);
+	pid = start(argv);
+	for (int i = 0; i < 2000 && !new_workdir(old, n, dir, sizeof(dir)); i++)
+		sleep_ms(10);
+	cr_assert(dir[0], "vm run made no /tmp/kbench-vm.* within 20 s");
+	kill_hard(pid);
+	after_kill = lstat(dir, &st) == 0;
+	cr_assert(after_kill, "%s went with the SIGKILL: the kill missed", dir);
+	run_cli(&r, "restore");
+	snprintf(want, sizeof(want), "a killed kbench (pid %d): removed %s", (int)pid, dir);
+	fprintf(stderr, "journal figures: vm run work directory %s: after SIGKILL %s, after "
+			"`kbench restore` %s\n", dir, after_kill ? "present" : "absent",
+		access(dir, F_OK) ? "absent" : "present");
+	cr_expect_eq(r.status, 0, "kbench restore: exit %d: %s", r.status, r.err);
+	cr_expect(access(dir, F_OK) && errno == ENOENT, "%s still there after kbench restore", dir);
+	cr_expect(strstr(r.out, want), "no '%s' in: %s", want, r.out);
+}
+
+/* ---- the journal's records are data ---- */
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/*
+ * A journal of a dead pid in a directory of the test's own, holding hostile
+ * records beside one honest one: only the honest one is acted on, nothing
+ * is run, and the journal of a writer that still holds its lock is left alone.
+ */
+Test(journal, records_are_data_and_live_journals_stay, .timeout = 60)
+{
+	char jdir[256], work[256], victim[300], other[300], rec[512], text[1024], live[300];
+	char live_dir[300], lock[300], pwned[300], file[300], *content;
+	struct cli_result r;
+	int lock_fd;
+
+	make_tmpdir(jdir, sizeof(jdir));
+	make_tmpdir(work, sizeof(work));
+	setenv("KBENCH_JOURNAL_DIR", jdir, 1);
+	/* An honest record: a work directory kbench would have made, with a file in it. */
+	snprintf(victim, sizeof(victim), "%s/kbench-vm.honest", work);
+	cr_assert_eq(mkdir(victim, 0700), 0);
+	snprintf(text, sizeof(text), "%s/initramfs.cpio", victim);
+	write_text(text, "x", 0600);
+	/* A directory not named kbench-*, and a file outside /proc/sys and /sys. */
+	snprintf(other, sizeof(other), "%s/precious", work);
+	cr_assert_eq(mkdir(other, 0700), 0);
+	snprintf(pwned, sizeof(pwned), "%s/pwned", work);
+	snprintf(file, sizeof(file), "%s/precious/x", work);
+	write_text(file, "0", 0600);
+	{
+		static const char *const hostile[] = {
+			"kbench-journal/1 workdir =%s =\n",		/* other: not kbench-* */
+			"kbench-journal/1 file =%s =1\n",		/* not a sysctl */
+			"kbench-journal/1 file =/proc/sys/../..%s =1\n",	/* escapes /proc/sys */
+			"kbench-journal/1 workdir =$(touch%%20%s) =\n",	/* not a path */
+			"kbench-journal/1 nsim =1;touch%%20%s =\n",	/* not a number */
+			"kbench-journal/1 shell =%s =rm\n",		/* no such kind */
+		};
+		const char *args[] = { other, file, file, pwned, pwned, pwned };
+
+		for (size_t i = 0; i < KB_ARRAY_SIZE(hostile); i++) {
+			snprintf(rec, sizeof(rec), "%s/999999.%020zu.rec", jdir, i + 1);
+			snprintf(text, sizeof(text), hostile[i], args[i]);
+			write_text(rec, text, 0600);
+		}
+	}
+	snprintf(rec, sizeof(rec), "%s/999999.%020d.rec", jdir, 10);
+	snprintf(text, sizeof(text), "kbench-journal/1 workdir =%s =\n", victim);
+	write_text(rec, text, 0600);
+	/* A journal whose writer (this test) still holds the lock. */
+	snprintf(live_dir, sizeof(live_dir), "%s/kbench-vm.live", work);
+	cr_assert_eq(mkdir(live_dir, 0700), 0);
+	snprintf(lock, sizeof(lock), "%s/999998.lock", jdir);
+	lock_fd = open(lock, O_RDWR | O_CREAT, 0600);
+	cr_assert_eq(flock(lock_fd, LOCK_EX), 0);
+	snprintf(live, sizeof(live), "%s/999998.%020d.rec", jdir, 1);
+	snprintf(text, sizeof(text), "kbench-journal/1 workdir =%s =\n", live_dir);
+	write_text(live, text, 0600);
+
+	run_cli(&r, "restore --dry-run");
+	cr_expect_eq(r.status, 3, "dry run: exit %d (hostile records cannot be restored): %s",
+		     r.status, r.err);
+	cr_expect(strstr(r.out, "would restore"), "%s", r.out);
+	cr_expect_eq(access(victim, F_OK), 0, "--dry-run removed %s", victim);
+
+	run_cli(&r, "restore");
+	cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "(pid 999999)"), "%s", r.out);
+	cr_expect(!strstr(r.out, "999998"), "touched a live writer's journal: %s", r.out);
+	cr_expect(access(victim, F_OK) && errno == ENOENT, "the honest record was not restored");
+	cr_expect_eq(access(other, F_OK), 0, "removed a directory not named kbench-*");
+	cr_expect(access(pwned, F_OK), "a record's text was run: %s exists", pwned);
+	content = slurp(file, NULL);
+	cr_expect_str_eq(content, "0", "a file outside /proc/sys and /sys was written");
+	free(content);
+	cr_expect_eq(access(live_dir, F_OK), 0, "removed a live writer's directory");
+	cr_expect_eq(access(live, F_OK), 0, "removed a live writer's record");
+	cr_expect(strstr(r.out, "not a kbench work directory") &&
+		  strstr(r.out, "not a sysctl or sysfs file"), "reasons missing: %s", r.out);
+
+	/* The writer gone (its lock released), its record is restored too. */
+	close(lock_fd);
+	run_cli(&r, "restore -J");
+	cr_expect(strstr(r.out, "\"pid\":\t999998"), "%s", r.out);
+	cr_expect(access(live_dir, F_OK) && errno == ENOENT, "%s stayed after its writer went",
+		  live_dir);
+
+	unlink(file);
+	rmdir(other);
+	unlink(lock);
+	for (int i = 1; i <= 6; i++) {
+		snprintf(rec, sizeof(rec), "%s/999999.%020d.rec", jdir, i);
+		unlink(rec);
+	}
+	rmdir(jdir);
+	rmdir(work);
+}
