@@ -40,6 +40,11 @@ int kb_undo_push(const char *what, kb_undo_fn fn, void *arg)
 	return push(what, fn, arg, -1);
 }
 
+int kb_undo_push_recorded(const char *what, kb_undo_fn fn, void *arg, int journal_id)
+{
+	return push(what, fn, arg, journal_id);
+}
+
 int kb_undo_push_journaled(const char *what, kb_undo_fn fn, void *arg, const char *kind,
 			   const char *target, const char *value)
 {
@@ -199,7 +204,7 @@ int kb_workdir_make(const char *prefix, char *buf, size_t size)
 		if (mkdir(buf, 0700)) {
 			err = -errno;
 		} else if (!(arg = strdup(buf)) ||
-			   (err = push("remove a work directory", workdir_remove, arg, id))) {
+			   (err = kb_undo_push_recorded("remove a work directory", workdir_remove, arg, id))) {
 			free(arg);
 			rmdir(buf);
 			err = err ? err : -ENOMEM;

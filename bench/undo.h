@@ -25,6 +25,13 @@ int kb_undo_push(const char *what, kb_undo_fn fn, void *arg);
 int kb_undo_push_journaled(const char *what, kb_undo_fn fn, void *arg, const char *kind,
 			   const char *target, const char *value);
 
+/*
+ * kb_undo_push for a change already journaled as record journal_id
+ * (kb_journal_add), when the record must name what the change will be
+ * before it is known to succeed. The record goes when fn has run.
+ */
+int kb_undo_push_recorded(const char *what, kb_undo_fn fn, void *arg, int journal_id);
+
 /* Runs and drops every entry registered after mark (see kb_undo_mark). */
 void kb_undo_to(unsigned mark);
 unsigned kb_undo_mark(void);

@@ -1,9 +1,11 @@
 #include "napi_config.h"
 #include "netdev_uapi.h"
 #include "topology.h"
+#include "../journal.h"
 #include "../undo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,31 @@ static void restore(void *arg)
 	kb_netns_leave();
 }
 
+#define WHAT "restore per-NAPI settings"
+
+/* The old settings as a journal record: "id:defer:gro:suspend:threaded;..." (-1: unset). */
+static int journal(struct saved *s)
+{
+	char target[16], value[KB_JOURNAL_FIELD_MAX];
+	size_t o = 0;
+
+	snprintf(target, sizeof(target), "%u", s->ifindex);
+	value[0] = '\0';
+	for (size_t i = 0; i < s->n && o < sizeof(value); i++) {
+		const struct kb_napi *p = &s->old[i];
+
+		o += (size_t)snprintf(value + o, sizeof(value) - o, "%s%u:%" PRId64 ":%" PRId64
+				      ":%" PRId64 ":%" PRId64, i ? ";" : "", p->id,
+				      p->has_defer ? (int64_t)p->defer_hard_irqs : -1,
+				      p->has_gro_flush ? (int64_t)p->gro_flush_timeout : -1,
+				      p->has_irq_suspend ? (int64_t)p->irq_suspend_timeout : -1,
+				      p->has_threaded ? (int64_t)p->threaded : -1);
+	}
+	if (o >= sizeof(value))
+		return -ENAMETOOLONG;
+	return kb_undo_push_journaled(WHAT, restore, s, KB_JOURNAL_NAPI, target, value);
+}
+
 int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
 		      struct kb_napi *got, size_t *n, char *why, size_t size)
 {
@@ -84,11 +111,12 @@ int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
 	s->ns = ns;
 	s->ifindex = ifindex;
 	err = in_ns(ns, ifindex, NULL, s->old, &s->n, why, size);
-	/* The restore is registered before the first change (a real NIC keeps its settings). */
-	if (!err && kb_undo_push("restore per-NAPI settings", restore, s)) {
-		snprintf(why, size, "out of memory");
-		err = -ENOMEM;
-	}
+	/*
+	 * The restore is registered before the first change; a real NIC (ns -1)
+	 * keeps its settings after a kill, so there it is journaled too.
+	 */
+	if (!err && (err = ns >= 0 ? kb_undo_push(WHAT, restore, s) : journal(s)))
+		snprintf(why, size, "registering the NAPI settings' restore: %s", strerror(-err));
 	if (err) {
 		free(s);
 		return err;

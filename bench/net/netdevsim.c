@@ -1,5 +1,6 @@
 #include "netdevsim.h"
 #include "topology.h"
+#include "../journal.h"
 #include "../spawn.h"
 #include "../undo.h"
 #include "../util.h"
@@ -73,8 +74,8 @@ static int find_port(struct kb_nsim *d)
 int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t size)
 {
 	unsigned *undo_id;
-	char spec[48];
-	int err;
+	char spec[48], target[16];
+	int err, jid = -1;
 
 	memset(d, 0, sizeof(*d));
 	if ((err = kb_nsim_check(why, size)))
@@ -83,20 +84,33 @@ int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t
 		snprintf(why, size, "entering the namespace: %s", strerror(-err));
 		return err;
 	}
-	/* Ids are global: start from one derived from the pid, step past taken ones (the bus's ida says ENOSPC). */
+	/*
+	 * Ids are global: start from one derived from the pid, step past taken
+	 * ones (the bus's ida says ENOSPC). Each try is journaled first: the
+	 * device outlives a killed kbench (its ports return to the first
+	 * namespace), and the next start deletes it.
+	 */
 	d->id = 10000 + (unsigned)getpid() % 50000;
 	for (int tries = 0; tries < 64; tries++, d->id++) {
 		snprintf(spec, sizeof(spec), "%u 1 %u", d->id, queues);
+		snprintf(target, sizeof(target), "%u", d->id);
+		if ((jid = kb_journal_add(KB_JOURNAL_NSIM, target, "")) < 0) {
+			err = jid;
+			break;
+		}
 		err = kb_write_file(NSIM_BUS "/new_device", spec);
+		if (err)
+			kb_journal_done(jid);
 		if (err != -EEXIST && err != -ENOSPC)
 			break;
 	}
 	if (err) {
 		snprintf(why, size, "netdevsim new_device '%s': %s", spec, strerror(-err));
 	} else if (!(undo_id = malloc(sizeof(*undo_id))) ||
-		   kb_undo_push("delete a netdevsim device", nsim_delete, undo_id)) {
+		   kb_undo_push_recorded("delete a netdevsim device", nsim_delete, undo_id, jid)) {
 		free(undo_id);
 		nsim_delete(&d->id);
+		kb_journal_done(jid);
 		err = -ENOMEM;
 		snprintf(why, size, "netdevsim: %s", strerror(ENOMEM));
 	} else {

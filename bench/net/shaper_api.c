@@ -9,6 +9,7 @@
  */
 #include "netdevsim.h"
 #include "shaper_nl.h"
+#include "shaper_undo.h"
 #include "topology.h"
 #include "../bench.h"
 
@@ -51,7 +52,11 @@ static int pick_device(struct api_state *s, char *why, size_t size)
 			snprintf(why, size, "--net-dev %s: %s", dev, strerror(errno));
 			return -ENODEV;
 		}
-		return 0;
+		/* A sample cut short leaves queue 0's shaper, or the node over 1 and 2: they go. */
+		if ((err = kb_shaper_undo_queues(-1, s->queue.ifindex, 3)))
+			snprintf(why, size, "net-shaper: registering the shapers' deletion: %s",
+				 strerror(-err));
+		return err;
 	}
 	if (kb_nsim_check(why, size)) {
 		snprintf(why, size, "needs --net-dev (a device that implements net-shaper; veth does "

@@ -11,9 +11,9 @@
 #include "iperf.h"
 #include "netdevsim.h"
 #include "shaper_nl.h"
+#include "shaper_undo.h"
 #include "topology.h"
 #include "../bench.h"
-#include "../undo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,28 +39,6 @@ struct queue_state {
 	unsigned queues, read_back;	/* shaped, and seen in a dump */
 	struct kb_iperf_tally tally;
 };
-
-/* What the undo list needs to delete the shapers: the device, where, how many. */
-struct shaped {
-	int ns;
-	unsigned ifindex, queues;
-};
-
-static void delete_shapers(void *arg)
-{
-	struct shaped *q = arg;
-	struct kb_genl g;
-	char why[256];
-
-	if (kb_shaper_open(&g, q->ns, why, sizeof(why)) == 0) {
-		for (unsigned i = 0; i < q->queues; i++) {
-			struct kb_shaper_handle h = { NET_SHAPER_SCOPE_QUEUE, i };
-
-			kb_shaper_delete(&g, q->ifindex, &h);
-		}
-		kb_genl_close(&g);
-	}
-}
 
 /* The tx queues of a device in this namespace, from sysfs; at least 1. */
 static unsigned tx_queues(const char *dev)
@@ -106,19 +84,16 @@ static int read_back(struct queue_state *s, struct kb_genl *g, char *why, size_t
 /* bw-max = the configured rate on queues 0..queues-1, each deletion registered first. */
 static int set_shapers(struct queue_state *s, char *why, size_t size)
 {
-	struct shaped *undo = malloc(sizeof(*undo));
 	struct kb_shaper q = { .ifindex = s->topo.ifindex_a, .has_metric = true,
 			       .metric = NET_SHAPER_METRIC_BPS, .has_bw_max = true,
 			       .bw_max = (uint64_t)s->mbit * 1000000ull };
 	struct kb_genl g;
 	int err;
 
-	if (!undo || kb_undo_push("delete the net-shaper queue shapers", delete_shapers, undo)) {
-		free(undo);
-		snprintf(why, size, "net-shaper: %s", strerror(ENOMEM));
-		return -ENOMEM;
+	if ((err = kb_shaper_undo_queues(s->topo.ns_a, s->topo.ifindex_a, s->queues))) {
+		snprintf(why, size, "net-shaper: registering the shapers' deletion: %s", strerror(-err));
+		return err;
 	}
-	*undo = (struct shaped){ s->topo.ns_a, s->topo.ifindex_a, s->queues };
 	if ((err = kb_shaper_open(&g, s->topo.ns_a, why, size)))
 		return err;
 	q.handle.scope = NET_SHAPER_SCOPE_QUEUE;
