@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "env.h"
 #include "harness.h"
+#include "privilege.h"
 #include "suite_options.h"
 #include "undo.h"
 #include "util.h"
@@ -308,6 +309,8 @@ int cmd_calibrate(int argc, char **argv)
 		       cli.s.opts.filter ? cli.s.opts.filter : "*");
 		return KB_EXIT_USAGE;
 	}
+	if ((rc = kb_privilege_check("calibrate", cli.s.opts.filter)))
+		return rc;
 	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true,
 						 err, sizeof(err)))) {
 		kb_err("%s", err);

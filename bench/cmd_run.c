@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "env.h"
 #include "harness.h"
+#include "privilege.h"
 #include "suite_options.h"
 #include "undo.h"
 #include "util.h"
@@ -153,6 +154,8 @@ int cmd_run(int argc, char **argv)
 		return KB_EXIT_USAGE;
 	}
 	if (cli.cpu >= 0 && (rc = pin_cpu(cli.cpu)))
+		return rc;
+	if ((rc = kb_privilege_check("run", cli.s.opts.filter)))
 		return rc;
 	if (cli.s.store) {
 		store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true, err,

@@ -233,6 +233,7 @@ void kb_run_fill_header(struct kb_run *run, const char *label)
 		cJSON *f = cJSON_AddObjectToObject(run->features, probe[i].feature->name);
 
 		cJSON_AddBoolToObject(f, "present", probe[i].present);
+		cJSON_AddStringToObject(f, "state", kb_probe_state_name(&probe[i]));
 		cJSON_AddStringToObject(f, "evidence", probe[i].evidence);
 	}
 }

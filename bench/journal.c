@@ -43,12 +43,13 @@ const char *kb_journal_dir(void)
 {
 	static char dir[PATH_LEN];
 	const char *env = getenv("KBENCH_JOURNAL_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
 
 	if (env && *env)
 		snprintf(dir, sizeof(dir), "%s", env);
 	else if (geteuid() == 0)
 		snprintf(dir, sizeof(dir), "/run/kbench/journal");
-	else if (xdg && *xdg == '/')
+	else if (xdg && *xdg == '/' && stat(xdg, &st) == 0 && st.st_uid == geteuid())
 		snprintf(dir, sizeof(dir), "%s/kbench/journal", xdg);
 	else
 		snprintf(dir, sizeof(dir), "/tmp/kbench-journal-%u", (unsigned)geteuid());

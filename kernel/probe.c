@@ -5,6 +5,7 @@
 #include "../results/json.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +46,12 @@ const struct kb_probe_result *kb_probe_all(void)
 {
 	if (!probed) {
 		for (size_t i = 0; i < KB_ARRAY_SIZE(features); i++) {
+			int state = features[i].probe(results[i].evidence,
+						      sizeof(results[i].evidence));
+
 			results[i].feature = &features[i];
-			results[i].present = features[i].probe(results[i].evidence,
-							       sizeof(results[i].evidence));
+			results[i].present = state == KB_PRESENT;
+			results[i].denied = state == KB_DENIED;
 		}
 		probed = true;
 	}
@@ -64,10 +68,23 @@ const struct kb_probe_result *kb_probe_find(const char *name)
 	return NULL;
 }
 
+int kb_probe_failed(int err)
+{
+	return err == EPERM || err == EACCES ? KB_DENIED : KB_ABSENT;
+}
+
+const char *kb_probe_state_name(const struct kb_probe_result *r)
+{
+	return r->present ? "present" : r->denied ? "not permitted" : "absent";
+}
+
 void kb_probe_lack_reason(const struct kb_probe_result *r, char *buf, size_t size)
 {
-	snprintf(buf, size, "kernel lacks %s (%s): %s", r->feature->title,
-		 r->feature->since, r->evidence);
+	if (r->denied)
+		snprintf(buf, size, "not permitted: %s: %s", r->feature->title, r->evidence);
+	else
+		snprintf(buf, size, "kernel lacks %s (%s): %s", r->feature->title,
+			 r->feature->since, r->evidence);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -91,6 +108,7 @@ int cmd_probe(int argc, char **argv)
 			cJSON *f = cJSON_AddObjectToObject(feats, all[i].feature->name);
 
 			cJSON_AddBoolToObject(f, "present", all[i].present);
+			cJSON_AddStringToObject(f, "state", kb_probe_state_name(&all[i]));
 			cJSON_AddStringToObject(f, "title", all[i].feature->title);
 			cJSON_AddStringToObject(f, "since", all[i].feature->since);
 			cJSON_AddStringToObject(f, "evidence", all[i].evidence);
@@ -100,7 +118,7 @@ int cmd_probe(int argc, char **argv)
 	}
 	printf("%-17s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
 	for (size_t i = 0; i < kb_feature_count(); i++)
-		printf("%-17s %-8s %s\n", all[i].feature->name, all[i].present ? "yes" : "no",
-		       all[i].evidence);
+		printf("%-17s %-8s %s%s\n", all[i].feature->name, all[i].present ? "yes" : "no",
+		       all[i].denied ? "not permitted: " : "", all[i].evidence);
 	return KB_EXIT_OK;
 }

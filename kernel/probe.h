@@ -11,19 +11,32 @@
 
 #define KB_EVIDENCE_MAX 256
 
+/*
+ * What a probe found. A probe the kernel refused with EPERM/EACCES says
+ * nothing about the kernel: that is KB_DENIED (not permitted), never absent.
+ */
+enum kb_probe_state { KB_ABSENT = 0, KB_PRESENT = 1, KB_DENIED = 2 };
+
 struct kb_feature {
 	const char *name;	/* "madv_guard" */
 	const char *title;	/* "MADV_GUARD_INSTALL" (what the kernel lacks when absent) */
 	const char *since;	/* "6.13" */
-	/* Returns present; fills evidence either way. */
-	bool (*probe)(char *evidence, size_t size);
+	/* Returns an enum kb_probe_state; fills evidence either way. */
+	int (*probe)(char *evidence, size_t size);
 };
 
 struct kb_probe_result {
 	const struct kb_feature *feature;
 	bool present;
+	bool denied;		/* not present because this process may not use it */
 	char evidence[KB_EVIDENCE_MAX];
 };
+
+/* KB_DENIED for EPERM and EACCES (positive errno), else KB_ABSENT. */
+int kb_probe_failed(int err);
+
+/* "present", "absent" or "not permitted". */
+const char *kb_probe_state_name(const struct kb_probe_result *r);
 
 size_t kb_feature_count(void);
 const struct kb_feature *kb_feature_at(size_t i);
@@ -32,7 +45,10 @@ const struct kb_feature *kb_feature_at(size_t i);
 const struct kb_probe_result *kb_probe_all(void);
 const struct kb_probe_result *kb_probe_find(const char *name);
 
-/* "kernel lacks MADV_GUARD_INSTALL (6.13): <evidence>" for skip reasons. */
+/*
+ * "kernel lacks MADV_GUARD_INSTALL (6.13): <evidence>" for skip reasons, or
+ * "not permitted: <title>: <evidence>" when the probe was refused.
+ */
 void kb_probe_lack_reason(const struct kb_probe_result *r, char *buf, size_t size);
 
 

@@ -11,15 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
-bool kb_probe_bpf_jit(char *evidence, size_t size)
+int kb_probe_bpf_jit(char *evidence, size_t size)
 {
 	char buf[16] = "";
 	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
 	bool on;
 
 	if (!f) {
-		snprintf(evidence, size, "/proc/sys/net/core/bpf_jit_enable: %s", strerror(errno));
-		return false;
+		int err = errno;
+
+		snprintf(evidence, size, "/proc/sys/net/core/bpf_jit_enable: %s", strerror(err));
+		return kb_probe_failed(err);
 	}
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = '\0';
@@ -58,33 +60,34 @@ static bool btf_has(const char *name, int kind, char *evidence, size_t size)
 	return id > 0;
 }
 
-bool kb_probe_btf(char *evidence, size_t size)
+int kb_probe_btf(char *evidence, size_t size)
 {
 	return btf_has("task_struct", BTF_KIND_STRUCT, evidence, size);
 }
 
-bool kb_probe_kmem_cache_iter(char *evidence, size_t size)
+int kb_probe_kmem_cache_iter(char *evidence, size_t size)
 {
 	return btf_has("bpf_iter__kmem_cache", BTF_KIND_STRUCT, evidence, size);
 }
 
 /* Present when the kfunc is in BTF and names the current task's cache. */
-bool kb_probe_kmem_cache_kfunc(char *evidence, size_t size)
+int kb_probe_kmem_cache_kfunc(char *evidence, size_t size)
 {
 	char name[64], why[200];
+	int err;
 
 	if (!btf_has("bpf_get_kmem_cache", BTF_KIND_FUNC, evidence, size))
-		return false;
-	if (kb_slab_task_cache(name, sizeof(name), why, sizeof(why))) {
+		return KB_ABSENT;
+	if ((err = kb_slab_task_cache(name, sizeof(name), why, sizeof(why)))) {
 		snprintf(evidence, size, "bpf_get_kmem_cache() is in BTF but failed: %s", why);
-		return false;
+		return kb_probe_failed(-err);
 	}
 	snprintf(evidence, size, "bpf_get_kmem_cache(current task) = %s", name);
 	return true;
 }
 
 /* uptr support is the BPF_UPTR member of the kernel's enum btf_field_type. */
-bool kb_probe_uptr(char *evidence, size_t size)
+int kb_probe_uptr(char *evidence, size_t size)
 {
 	struct btf *btf = vmlinux_btf(evidence, size);
 	bool found = false;
@@ -106,21 +109,21 @@ bool kb_probe_uptr(char *evidence, size_t size)
 	return found;
 }
 
-bool kb_probe_bpf_stats(char *evidence, size_t size)
+int kb_probe_bpf_stats(char *evidence, size_t size)
 {
-	bool ok = access("/proc/sys/kernel/bpf_stats_enabled", W_OK) == 0;
+	int err = access("/proc/sys/kernel/bpf_stats_enabled", W_OK) ? errno : 0;
 
 	snprintf(evidence, size, "/proc/sys/kernel/bpf_stats_enabled %s",
-		 ok ? "is writable" : strerror(errno));
-	return ok;
+		 err ? strerror(err) : "is writable");
+	return err ? kb_probe_failed(err) : KB_PRESENT;
 }
 
 /*
  * Loads the stack object with only the programs named, for the tracing and
- * private-stack probes. NULL with evidence on failure.
+ * private-stack probes. NULL with evidence and *state on failure.
  */
 static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf *),
-				   char *evidence, size_t size)
+				   char *evidence, size_t size, int *state)
 {
 	struct stack_bpf *skel;
 	struct bpf_program *p, *keep;
@@ -129,6 +132,7 @@ static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf 
 	kb_bpf_quiet();
 	skel = stack_bpf__open();
 	if (!skel) {
+		*state = kb_probe_failed(errno);
 		snprintf(evidence, size, "opening a BPF object: %s", strerror(errno));
 		return NULL;
 	}
@@ -137,6 +141,7 @@ static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf 
 		bpf_program__set_autoload(p, p == keep);
 	err = stack_bpf__load(skel);
 	if (err) {
+		*state = kb_probe_failed(-err);
 		snprintf(evidence, size, "loading a tp_btf/sys_enter program: %s", strerror(-err));
 		stack_bpf__destroy(skel);
 		return NULL;
@@ -154,36 +159,40 @@ static struct bpf_program *deep(struct stack_bpf *s)
 	return s->progs.depth256;
 }
 
-bool kb_probe_bpf_tracing(char *evidence, size_t size)
+int kb_probe_bpf_tracing(char *evidence, size_t size)
 {
-	struct stack_bpf *skel = load_only(shallow, evidence, size);
+	int state = KB_PRESENT;
+	struct stack_bpf *skel = load_only(shallow, evidence, size, &state);
 	struct bpf_link *link;
 
 	if (!skel)
-		return false;
+		return state;
 	link = bpf_program__attach(skel->progs.depth0);
-	if (link)
+	if (link) {
 		snprintf(evidence, size, "a tp_btf/sys_enter program loaded and attached");
-	else
+	} else {
+		state = kb_probe_failed(errno);
 		snprintf(evidence, size, "attaching tp_btf/sys_enter: %s", strerror(errno));
+	}
 	bpf_link__destroy(link);
 	stack_bpf__destroy(skel);
-	return link != NULL;
+	return state;
 }
 
-bool kb_probe_bpf_private_stack(char *evidence, size_t size)
+int kb_probe_bpf_private_stack(char *evidence, size_t size)
 {
-	struct stack_bpf *skel = load_only(deep, evidence, size);
+	int state = KB_ABSENT;
+	struct stack_bpf *skel = load_only(deep, evidence, size, &state);
 	struct kb_jit_info jit;
 	int err;
 
 	if (!skel)
-		return false;
+		return state;
 	err = kb_bpf_jit_info(bpf_program__fd(skel->progs.depth256), &jit);
 	stack_bpf__destroy(skel);
 	if (err) {
 		snprintf(evidence, size, "reading the JITed image: %s", strerror(-err));
-		return false;
+		return kb_probe_failed(-err);
 	}
 	if (jit.private_stack)
 		snprintf(evidence, size, "a 256-byte-stack program JITs with the per-CPU "

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-bool kb_probe_madv_guard(char *evidence, size_t size)
+int kb_probe_madv_guard(char *evidence, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,

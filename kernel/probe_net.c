@@ -30,7 +30,7 @@ static bool napi_set_accepts(int attr, const char *what, char *evidence, size_t 
 	return (mask & (1ull << attr)) != 0;
 }
 
-bool kb_probe_netdev_genl(char *evidence, size_t size)
+int kb_probe_netdev_genl(char *evidence, size_t size)
 {
 	struct kb_genl g;
 
@@ -43,18 +43,18 @@ bool kb_probe_netdev_genl(char *evidence, size_t size)
 	return true;
 }
 
-bool kb_probe_napi_set(char *evidence, size_t size)
+int kb_probe_napi_set(char *evidence, size_t size)
 {
 	return napi_set_accepts(NETDEV_A_NAPI_DEFER_HARD_IRQS, "defer-hard-irqs", evidence, size);
 }
 
-bool kb_probe_napi_irq_suspend(char *evidence, size_t size)
+int kb_probe_napi_irq_suspend(char *evidence, size_t size)
 {
 	return napi_set_accepts(NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, "irq-suspend-timeout", evidence,
 				size);
 }
 
-bool kb_probe_epoll_busy_poll(char *evidence, size_t size)
+int kb_probe_epoll_busy_poll(char *evidence, size_t size)
 {
 	struct kb_epoll_params p = { 64, 8, 1, 0 };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -71,7 +71,7 @@ bool kb_probe_epoll_busy_poll(char *evidence, size_t size)
 	return ok;
 }
 
-bool kb_probe_net_shaper(char *evidence, size_t size)
+int kb_probe_net_shaper(char *evidence, size_t size)
 {
 	struct kb_genl g;
 

@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-bool kb_probe_perf_hw(char *evidence, size_t size)
+int kb_probe_perf_hw(char *evidence, size_t size)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -21,10 +21,12 @@ bool kb_probe_perf_hw(char *evidence, size_t size)
 	attr.exclude_kernel = 0;
 	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
-		snprintf(evidence, size, "perf_event_open(cycles) failed: %s", strerror(errno));
-		return false;
+		int err = errno;
+
+		snprintf(evidence, size, "perf_event_open(cycles) failed: %s", strerror(err));
+		return kb_probe_failed(err);
 	}
 	close(fd);
 	snprintf(evidence, size, "perf_event_open(cycles) succeeded");
-	return true;
+	return KB_PRESENT;
 }

@@ -10,7 +10,9 @@
 #include "../bench/util.h"
 #include "../kernel/probe.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <grp.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -341,4 +343,151 @@ Test(journal, records_are_data_and_live_journals_stay, .timeout = 60)
 	}
 	rmdir(jdir);
 	rmdir(work);
+}
+
+/* ---- privileges: checked up front, and "not permitted" is not "absent" ---- */
+
+#define NOBODY 65534
+
+struct nobody {
+	char dir[256], bin[300];
+};
+
+/* The binary under test, copied where user nobody can run it (the worktree may be closed to it). */
+static void nobody_setup(struct nobody *n)
+{
+	char cmd[800];
+
+	make_tmpdir(n->dir, sizeof(n->dir));
+	cr_assert_eq(chmod(n->dir, 0755), 0);
+	snprintf(n->bin, sizeof(n->bin), "%s/kbench", n->dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 755 '%s'", kbench_bin(), n->bin, n->bin);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void nobody_cleanup(struct nobody *n)
+{
+	unlink(n->bin);
+	rmdir(n->dir);
+}
+
+/* Runs the copy as uid/gid nobody, no groups, in its directory; output into r. */
+static void run_as_nobody(const struct nobody *n, struct cli_result *r, char *const args[])
+{
+	char out[320], err[320], *argv[16] = { "kbench" };
+	int st, i;
+	pid_t pid;
+
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	snprintf(out, sizeof(out), "%s/out", n->dir);
+	snprintf(err, sizeof(err), "%s/err", n->dir);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0 ||
+		    chdir(n->dir) || setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(126);
+		unsetenv("KBENCH_JOURNAL_DIR");
+		execv(n->bin, argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	{
+		char *o = slurp(out, NULL), *e = slurp(err, NULL);
+
+		snprintf(r->out, sizeof(r->out), "%s", o ? o : "");
+		snprintf(r->err, sizeof(r->err), "%s", e ? e : "");
+		free(o);
+		free(e);
+	}
+	unlink(out);
+	unlink(err);
+	cr_assert_neq(r->status, 126, "could not become nobody");
+}
+
+Test(privilege, run_as_nobody_is_one_line_naming_the_capability, .timeout = 120)
+{
+	char *run[] = { "run", "--no-store", "-q", NULL };
+	char *calibrate[] = { "calibrate", "-f", "bpf/*", "-n", "2", "--no-store", NULL };
+	char *some[] = { "run", "-f", "mm/guard/vmas", "-r", "2", "--no-store", "-q", NULL };
+	struct cli_result r;
+	struct nobody n;
+
+	need_root();
+	nobody_setup(&n);
+	run_as_nobody(&n, &r, run);
+	cr_expect_eq(r.status, 3, "exit %d: %s", r.status, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "not one line:\n%s", r.err);
+	cr_expect(strstr(r.err, "kbench: run: not permitted") && strstr(r.err, "CAP_BPF") &&
+		  strstr(r.err, "CAP_NET_ADMIN"), "names no capability: %s", r.err);
+	cr_expect_str_empty(r.out, "printed a report: %.300s", r.out);
+
+	run_as_nobody(&n, &r, calibrate);
+	cr_expect_eq(r.status, 3, "calibrate: exit %d: %s", r.status, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "calibrate: not one line:\n%s", r.err);
+	cr_expect(strstr(r.err, "CAP_PERFMON"), "%s", r.err);
+
+	/* What needs no privilege still runs. */
+	run_as_nobody(&n, &r, some);
+	cr_expect_eq(r.status, 0, "mm/guard/vmas as nobody: exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "mm/guard/vmas"), "%.300s", r.out);
+	nobody_cleanup(&n);
+}
+
+static const char *state_of(cJSON *features, const char *name)
+{
+	cJSON *s = cJSON_GetObjectItem(cJSON_GetObjectItem(features, name), "state");
+
+	return cJSON_IsString(s) ? s->valuestring : NULL;
+}
+
+/*
+ * As nobody, a feature root has is "not permitted", never "absent": every
+ * feature nobody's probe calls absent, root's probe calls absent too.
+ */
+Test(privilege, probe_as_nobody_says_not_permitted, .timeout = 60)
+{
+	char *probe[] = { "probe", "--json", NULL }, *list[] = { "list", NULL };
+	struct cli_result r;
+	struct nobody n;
+	cJSON *doc, *features, *f;
+	int denied = 0;
+
+	need_root();
+	if (!kb_probe_find("bpf_tracing")->present)
+		cr_skip_test("skipped: root cannot load tracing programs here either");
+	nobody_setup(&n);
+	run_as_nobody(&n, &r, probe);
+	cr_assert_eq(r.status, 0, "probe as nobody: exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	features = cJSON_GetObjectItem(doc, "features");
+	cJSON_ArrayForEach(f, features) {
+		const struct kb_probe_result *root = kb_probe_find(f->string);
+		const char *state = state_of(features, f->string);
+
+		cr_assert_not_null(root, "%s", f->string);
+		cr_assert_not_null(state, "%s has no state", f->string);
+		cr_expect(strcmp(state, "absent") || !root->present,
+			  "%s: absent for nobody, present for root: a refusal read as absence",
+			  f->string);
+		cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(f, "present")),
+			     !strcmp(state, "present"), "%s: present and state disagree", f->string);
+		denied += !strcmp(state, "not permitted");
+	}
+	cr_expect_str_eq(state_of(features, "bpf_tracing"), "not permitted");
+	cr_expect_gt(denied, 0);
+	cJSON_Delete(doc);
+
+	run_as_nobody(&n, &r, list);
+	cr_expect(!strstr(r.out, "kernel lacks tp_btf"), "list blames the kernel: %.500s", r.out);
+	cr_expect(strstr(r.out, "not permitted: tp_btf tracing programs"), "%.500s", r.out);
+	nobody_cleanup(&n);
 }
