@@ -1,4 +1,4 @@
-/* kbench restore: puts back what a killed kbench left (its journal), as every state-changing command does at start. */
+/* kbench restore: puts back what a killed kbench left, as every state-changing command does at start. */
 #include "commands.h"
 #include "journal.h"
 #include "util.h"

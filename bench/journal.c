@@ -337,9 +337,11 @@ static int restore_pid(int dfd, pid_t pid, bool dry_run, kb_journal_report_fn fn
 	}
 	if (nc && fn)
 		fn(pid, changes, nc, dry_run, arg);
+	if (!changes)
+		failed = 1;	/* out of memory: the records stay for the next try */
 	free(changes);
 	free(recs);
-	return changes ? failed : 1;
+	return failed;
 }
 
 /* The lock of pid, taken when its writer is gone; -1 while it lives. */
@@ -350,8 +352,9 @@ static int lock_dead(int dfd, const char *name)
 
 	if (fd < 0)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &a) || fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) ||
-	    a.st_ino != b.st_ino || a.st_dev != b.st_dev || a.st_uid != geteuid()) {
+	if (flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &a) ||
+	    fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev || a.st_uid != geteuid()) {
 		close(fd);
 		return -1;
 	}
@@ -375,34 +378,31 @@ int kb_journal_restore_dead(bool dry_run, kb_journal_report_fn fn, void *arg)
 		close(dfd);
 		return -errno;
 	}
-	/* Every pid with a record; a record without a lock file is a dead writer's too. */
+	/*
+	 * Every pid with a lock file. A writer takes its lock before its first
+	 * record and drops it after its last, a restorer only once every record
+	 * is restored: records without a lock are a writer between two locks.
+	 */
 	while ((e = readdir(d)) && npids < KB_ARRAY_SIZE(pids)) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		bool seen = false;
 
-		if (pid <= 0 || *end != '.' || !strstr(end, ".rec"))
-			continue;
-		for (size_t i = 0; i < npids && !seen; i++)
-			seen = pids[i] == (pid_t)pid;
-		if (!seen)
+		if (pid > 0 && pid <= INT32_MAX && !strcmp(end, ".lock"))
 			pids[npids++] = (pid_t)pid;
 	}
 	closedir(d);
 	for (size_t i = 0; i < npids; i++) {
 		char name[32];
-		int fd;
+		int fd, left;
 
 		snprintf(name, sizeof(name), "%d.lock", (int)pids[i]);
-		fd = lock_dead(dfd, name);
-		if (fd < 0 && faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;	/* its writer lives (or just renewed its lock) */
-		failed += restore_pid(dfd, pids[i], dry_run, fn, arg);
-		if (fd >= 0) {
-			if (!dry_run)
-				unlinkat(dfd, name, 0);
-			close(fd);
-		}
+		if ((fd = lock_dead(dfd, name)) < 0)
+			continue;	/* its writer lives */
+		left = restore_pid(dfd, pids[i], dry_run, fn, arg);
+		if (!dry_run && !left)
+			unlinkat(dfd, name, 0);
+		close(fd);
+		failed += left;
 	}
 	close(dfd);
 	return failed;

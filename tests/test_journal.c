@@ -258,7 +258,7 @@ static void write_text(const char *path, const char *text, mode_t mode)
 Test(journal, records_are_data_and_live_journals_stay, .timeout = 60)
 {
 	char jdir[256], work[256], victim[300], other[300], rec[512], text[1024], live[300];
-	char live_dir[300], lock[300], pwned[300], file[300], *content;
+	char live_dir[300], lock[300], dead_lock[300], pwned[300], file[300], *content;
 	struct cli_result r;
 	int lock_fd;
 
@@ -296,6 +296,9 @@ Test(journal, records_are_data_and_live_journals_stay, .timeout = 60)
 	snprintf(rec, sizeof(rec), "%s/999999.%020d.rec", jdir, 10);
 	snprintf(text, sizeof(text), "kbench-journal/1 workdir =%s =\n", victim);
 	write_text(rec, text, 0600);
+	/* Its lock, which no one holds: the writer is gone. */
+	snprintf(dead_lock, sizeof(dead_lock), "%s/999999.lock", jdir);
+	write_text(dead_lock, "", 0600);
 	/* A journal whose writer (this test) still holds the lock. */
 	snprintf(live_dir, sizeof(live_dir), "%s/kbench-vm.live", work);
 	cr_assert_eq(mkdir(live_dir, 0700), 0);
@@ -337,6 +340,7 @@ Test(journal, records_are_data_and_live_journals_stay, .timeout = 60)
 	unlink(file);
 	rmdir(other);
 	unlink(lock);
+	unlink(dead_lock);
 	for (int i = 1; i <= 6; i++) {
 		snprintf(rec, sizeof(rec), "%s/999999.%020d.rec", jdir, i);
 		unlink(rec);
