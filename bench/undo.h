@@ -47,7 +47,11 @@ void kb_undo_install_handlers(void);
 bool kb_stop_requested(void);
 int kb_stop_signal(void);
 
-/* Writes value to a sysctl/sysfs file and registers restoring its old value. */
+/*
+ * Writes value to a sysctl/sysfs file and registers restoring its old value,
+ * journaled first (so only for files of the first namespaces: the journal
+ * restores the path as the next kbench sees it).
+ */
 int kb_sysctl_set(const char *path, const char *value);
 
 /*

@@ -7,6 +7,7 @@
  * the original back itself in its fini, whatever happened.
  */
 #include "helpers.h"
+#include "../bench/undo.h"
 #include "../bench/util.h"
 #include "../kernel/probe.h"
 
@@ -237,6 +238,60 @@ Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
 	cr_expect_eq(r.status, 0, "kbench restore: exit %d: %s", r.status, r.err);
 	cr_expect(access(dir, F_OK) && errno == ENOENT, "%s still there after kbench restore", dir);
 	cr_expect(strstr(r.out, want), "no '%s' in: %s", want, r.out);
+}
+
+/* Names in dir, "\n"-separated, into buf; how many. */
+static int list_dir(const char *dir, char *buf, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t o = 0;
+	int n = 0;
+
+	cr_assert_not_null(d, "%s", dir);
+	buf[0] = '\0';
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			o += (size_t)snprintf(buf + o, size - o, "%s\n", e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* In process: the record exists while the change does, with the original value, and goes with it. */
+Test(journal, record_lives_as_long_as_the_change, .fini = put_back, .timeout = 30)
+{
+	char jdir[256], names[1024], path[600], want[128], v[32], *text;
+	unsigned mark = kb_undo_mark();
+	long orig;
+
+	need_root();
+	make_tmpdir(jdir, sizeof(jdir));
+	setenv("KBENCH_JOURNAL_DIR", jdir, 1);
+	saved_path = MAX_MAP_COUNT;
+	saved_value = orig = read_long(MAX_MAP_COUNT);
+	snprintf(v, sizeof(v), "%ld", orig + 1000);
+	cr_assert_eq(kb_sysctl_set(MAX_MAP_COUNT, v), 0);
+	cr_assert_eq(list_dir(jdir, names, sizeof(names)), 2, "expected a record and a lock: %s",
+		     names);
+	cr_assert(strstr(names, ".lock\n") && strstr(names, ".rec\n"), "%s", names);
+	{
+		char *rec = strstr(names, ".rec\n"), *start = rec;	/* back to its line's start */
+
+		while (start > names && start[-1] != '\n')
+			start--;
+		snprintf(path, sizeof(path), "%s/%.*s.rec", jdir, (int)(rec - start), start);
+	}
+	text = slurp(path, NULL);
+	snprintf(want, sizeof(want), "file =%s =%ld\n", MAX_MAP_COUNT, orig);
+	cr_expect(text && strstr(text, want), "record '%s' lacks '%s'", text ? text : "", want);
+	free(text);
+	cr_expect_eq(read_long(MAX_MAP_COUNT), orig + 1000);
+	kb_undo_to(mark);
+	cr_expect_eq(read_long(MAX_MAP_COUNT), orig);
+	cr_expect_eq(list_dir(jdir, names, sizeof(names)), 0, "left after the undo: %s", names);
+	rmdir(jdir);
 }
 
 /* ---- the journal's records are data ---- */
