@@ -95,8 +95,9 @@ int kb_nsim_create(int ns, unsigned queues, struct kb_nsim *d, char *why, size_t
 		snprintf(spec, sizeof(spec), "%u 1 %u", d->id, queues);
 		snprintf(target, sizeof(target), "%u", d->id);
 		if ((jid = kb_journal_add(KB_JOURNAL_NSIM, target, "")) < 0) {
-			err = jid;
-			break;
+			snprintf(why, size, "journaling netdevsim%u: %s", d->id, strerror(-jid));
+			kb_netns_leave();
+			return jid;
 		}
 		err = kb_write_file(NSIM_BUS "/new_device", spec);
 		if (err)
