@@ -204,7 +204,8 @@ int kb_workdir_make(const char *prefix, char *buf, size_t size)
 		if (mkdir(buf, 0700)) {
 			err = -errno;
 		} else if (!(arg = strdup(buf)) ||
-			   (err = kb_undo_push_recorded("remove a work directory", workdir_remove, arg, id))) {
+			   (err = kb_undo_push_recorded("remove a work directory", workdir_remove,
+							arg, id))) {
 			free(arg);
 			rmdir(buf);
 			err = err ? err : -ENOMEM;
