@@ -2,10 +2,11 @@
  * The undo journal on disk. The undo list (undo.h) restores state on exit
  * and signals, but a SIGKILL skips it. So every change to state that outlives
  * the process is first written here, one record per change (kind, target,
- * original value), fsynced, and cancelled again once undone. The file is
- * /run/kbench/journal/PID.journal and its writer holds an flock on it for its
- * whole life: a journal nobody holds was left by a dead kbench, and the next
- * kbench (or `kbench restore`) puts its records back, newest first.
+ * original value), fsynced, and cancelled again once undone. Each record is
+ * a file /run/kbench/journal/PID.SEQ.rec, and the writer holds an flock on
+ * PID.lock while it has records: records whose lock nobody holds were left by
+ * a dead kbench, and the next kbench (or `kbench restore`) puts them back,
+ * newest first.
  *
  * Records are data: each kind has a fixed restore function that checks its
  * target (a sysctl or sysfs path, a kbench work directory, an ifindex) before
