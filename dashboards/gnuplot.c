@@ -1,9 +1,11 @@
 /* The chart files and the one gnuplot process that renders them all. */
 #include "report.h"
+#include "../analysis/escape.h"
 #include "../bench/util.h"
 
 #include <errno.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -38,16 +40,22 @@ FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *c
 	return f;
 }
 
-void kb_gp_string(FILE *f, const char *s)
+void kb_gp_quoted(FILE *f, const char *fmt, ...)
 {
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
+	char *text;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		/* Out of memory: an empty title; the chart is still drawn. */
+		fputs("''", f);
+		return;
 	}
+	kb_put_gnuplot(f, text);
+	free(text);
 }
 
 /* The master script: each chart twice, once per terminal. */

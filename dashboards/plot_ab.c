@@ -86,9 +86,9 @@ static void axis(FILE *f, const struct kb_report *r, const char *bench)
 	for (size_t i = 0; i < r->cmp->nmetrics; i++) {
 		if (!on_chart(r, i, bench))
 			continue;
-		fprintf(f, "%s\"", x ? ", " : "");
-		kb_gp_string(f, r->cmp->metrics[i].ref->params);
-		fprintf(f, "\" %zu", x++);
+		fputs(x ? ", " : "", f);
+		kb_gp_quoted(f, "%s", r->cmp->metrics[i].ref->params);
+		fprintf(f, " %zu", x++);
 	}
 	fprintf(f, ")\nset xrange [-0.6:%g]\nset arrow from -0.6,1 to %g,1 nohead lc rgb '#999999' dt 3\n",
 		(double)x - 0.4, (double)x - 0.4);
@@ -104,9 +104,9 @@ static int one_benchmark(struct kb_report *r, const char *bench)
 	f = kb_chart_begin(r, KB_CHART_AB, caption);
 	if (!f)
 		return -1;
-	fputs("set title \"A/B ", f);
-	kb_gp_string(f, bench);
-	fputs(": samples / median(A); B's ratio with its 95% CI\" font ',10'\n"
+	fputs("set title ", f);
+	kb_gp_quoted(f, "A/B %s: samples / median(A); B's ratio with its 95%% CI", bench);
+	fputs(" font ',10'\n"
 	      "set ylabel 'value / median of A'\nset key outside bottom center horizontal font ',9'\n"
 	      "set bmargin 9\n", f);
 	axis(f, r, bench);

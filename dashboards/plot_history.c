@@ -25,9 +25,9 @@ static void release_tics(FILE *f, const struct kb_series *s)
 			continue;
 		if (k++ % every)
 			continue;
-		fprintf(f, "%s\"", first ? "" : ", ");
-		kb_gp_string(f, s->points[i].kernel);
-		fprintf(f, "\" %zu", i);
+		fputs(first ? "" : ", ", f);
+		kb_gp_quoted(f, "%s", s->points[i].kernel);
+		fprintf(f, " %zu", i);
 		first = false;
 	}
 	fputs(")\nset xlabel 'run (labelled with the kernel release where it changes)'\n", f);
@@ -89,18 +89,12 @@ static int one_series(struct kb_report *r, const struct kb_series *s)
 	f = kb_chart_begin(r, KB_CHART_HISTORY, caption);
 	if (!f)
 		return -1;
-	fputs("set title \"", f);
-	kb_gp_string(f, s->benchmark);
-	fputs(" ", f);
-	kb_gp_string(f, s->metric);
-	fputs(" - ", f);
-	kb_gp_string(f, s->params);
-	fputs(" - host ", f);
-	kb_gp_string(f, s->host);
-	fputs("\" font ',10'\nset ylabel \"", f);
-	kb_gp_string(f, s->unit);
-	fprintf(f, " (%s is better)\"\nset key top left font ',9'\nset xrange [-0.5:%g]\n",
-		s->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower", (double)s->n - 0.5);
+	fputs("set title ", f);
+	kb_gp_quoted(f, "%s %s - %s - host %s", s->benchmark, s->metric, s->params, s->host);
+	fputs(" font ',10'\nset ylabel ", f);
+	kb_gp_quoted(f, "%s (%s is better)", s->unit,
+		     s->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower");
+	fprintf(f, "\nset key top left font ',9'\nset xrange [-0.5:%g]\n", (double)s->n - 0.5);
 	release_tics(f, s);
 	marks(f, r, s);
 	fputs("$points << EOD\n", f);

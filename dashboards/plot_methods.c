@@ -66,19 +66,18 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 	f = kb_chart_begin(r, KB_CHART_METHODS, caption);
 	if (!f)
 		return -1;
-	fputs("set title \"", f);
-	kb_gp_string(f, first->benchmark);
-	fputs(" ", f);
-	kb_gp_string(f, first->metric);
-	fputs(": methods side by side (median, 95% CI)\" font ',10'\nset ylabel \"", f);
-	kb_gp_string(f, first->unit);
-	fprintf(f, " (%s is better)\"\nset key top left font ',9'\nset bmargin 7\n"
-		   "set xrange [-0.5:%g]\nset xtics rotate by -20 font ',8' (",
-		first->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower", (double)cases.n - 0.5);
+	fputs("set title ", f);
+	kb_gp_quoted(f, "%s %s: methods side by side (median, 95%% CI)", first->benchmark,
+		     first->metric);
+	fputs(" font ',10'\nset ylabel ", f);
+	kb_gp_quoted(f, "%s (%s is better)", first->unit,
+		     first->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower");
+	fprintf(f, "\nset key top left font ',9'\nset bmargin 7\n"
+		   "set xrange [-0.5:%g]\nset xtics rotate by -20 font ',8' (", (double)cases.n - 0.5);
 	for (size_t c = 0; c < cases.n; c++) {
-		fprintf(f, "%s\"", c ? ", " : "");
-		kb_gp_string(f, cases.v[c]);
-		fprintf(f, "\" %zu", c);
+		fputs(c ? ", " : "", f);
+		kb_gp_quoted(f, "%s", cases.v[c]);
+		fprintf(f, " %zu", c);
 	}
 	fputs(")\n", f);
 	for (size_t m = 0; m < methods->n; m++) {
@@ -111,10 +110,9 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 		fputs("set yrange [0:*]\n", f);
 	fputs("plot ", f);
 	for (size_t m = 0; m < methods->n; m++) {
-		fprintf(f, "%s$m%zu using 1:2:3:4 with yerrorlines pt 7 ps 0.7 lw 1.5 title \"",
+		fprintf(f, "%s$m%zu using 1:2:3:4 with yerrorlines pt 7 ps 0.7 lw 1.5 title ",
 			m ? ", \\\n     " : "", m);
-		kb_gp_string(f, methods->v[m]);
-		fputs("\"", f);
+		kb_gp_quoted(f, "%s", methods->v[m]);
 	}
 	fputs("\n", f);
 	return fclose(f) ? -1 : 0;

@@ -45,8 +45,11 @@ FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *c
 /* Renders every chart to SVG and PNG with one gnuplot process. 0, or an exit code. */
 int kb_charts_render(struct kb_report *r);
 
-/* Writes s as a gnuplot string literal body (inside "..."). */
-void kb_gp_string(FILE *f, const char *s);
+/*
+ * Writes the printf-formatted text as one inert gnuplot string literal
+ * (kb_put_gnuplot): every stored name reaches gnuplot only through this.
+ */
+void kb_gp_quoted(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The chart writers; each returns 0 or -1 (errno set). */
 int kb_plot_history(struct kb_report *r);

@@ -1,0 +1,35 @@
+/*
+ * Stored names (benchmarks, params, labels, hosts, imported commands) are
+ * data from anywhere: one escaping rule per output format, so that a name
+ * can neither run anything nor break a table row.
+ */
+#ifndef KB_ESCAPE_H
+#define KB_ESCAPE_H
+
+#include <stdio.h>
+
+/*
+ * Plain text: control characters, backslash and bytes that are not UTF-8
+ * as C escapes (\n, \t, \\, \x1b); every other character as it is. The
+ * result is one line and prints as the same bytes on any terminal.
+ */
+void kb_put_text(FILE *f, const char *s);
+
+/* As kb_put_text, and | as \| and < as &lt;: stays one markdown table cell. */
+void kb_put_markdown(FILE *f, const char *s);
+
+/*
+ * A gnuplot string expression: single-quoted text (gnuplot expands
+ * backquotes and macros only in double quotes), escaped as kb_put_text
+ * does (single quotes cannot hold a newline), a ' in it as ' . "'" . '
+ * (gnuplot 5.4 misreads doubled quotes next to each other).
+ */
+void kb_put_gnuplot(FILE *f, const char *s);
+
+/* kb_put_text into a new string (NULL when out of memory); caller frees. */
+char *kb_text_dup(const char *s);
+
+/* Display columns of a UTF-8 string: continuation bytes take none. */
+int kb_text_columns(const char *s);
+
+#endif
