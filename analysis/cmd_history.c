@@ -1,4 +1,5 @@
 /* kbench history: change points over each metric's stored series; exit 1 on a new regression. */
+#include "escape.h"
 #include "history.h"
 #include "options.h"
 #include "../bench/commands.h"
@@ -109,11 +110,26 @@ static void print_text(const struct kb_history *h, size_t nseries, const struct 
 	for (size_t i = 0; i < h->n; i++) {
 		const struct kb_history_change *c = &h->changes[i];
 
-		if (c->series != last)
-			printf("\n%s %s %s [%s], host %s\n", c->series->benchmark, c->series->params,
-			       c->series->metric, c->series->unit, c->series->host);
+		if (c->series != last) {
+			/* Stored names, escaped: each stays on its line. */
+			fputs("\n", stdout);
+			kb_put_text(stdout, c->series->benchmark);
+			fputs(" ", stdout);
+			kb_put_text(stdout, c->series->params);
+			fputs(" ", stdout);
+			kb_put_text(stdout, c->series->metric);
+			fputs(" [", stdout);
+			kb_put_text(stdout, c->series->unit);
+			fputs("], host ", stdout);
+			kb_put_text(stdout, c->series->host);
+			fputs("\n", stdout);
+		}
 		last = c->series;
-		printf("  %.10s %s kernel %s\n", c->at->started, c->at->run_id, c->at->kernel);
+		printf("  %.10s ", c->at->started);
+		kb_put_text(stdout, c->at->run_id);
+		fputs(" kernel ", stdout);
+		kb_put_text(stdout, c->at->kernel);
+		fputs("\n", stdout);
 		printf("      %.4g -> %.4g  %+.1f%%  %s%s  p=%.2g\n", c->cp.before, c->cp.after,
 		       c->change_pct, c->regression ? "regression" : "improvement",
 		       c->is_new ? " (new)" : "", c->cp.p);

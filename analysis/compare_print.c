@@ -1,5 +1,6 @@
 /* Printing a comparison: an 80-column text table, markdown, or JSON. */
 #include "compare.h"
+#include "escape.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -82,10 +83,38 @@ static bool raised(const struct kb_metric_cmp *m, const struct kb_comparison *c)
 	return m->threshold > c->opts.threshold + 0.0005;
 }
 
+/* Names are stored data: each goes through the format's escaper (escape.h). */
+typedef void put_fn(FILE *f, const char *s);
+
+/* "benchmark params metric", each escaped, with sep between and end after. */
+static void put_key(FILE *out, put_fn *put, const struct kb_result *r, const char *sep,
+		    const char *end)
+{
+	put(out, r->benchmark);
+	fputs(sep, out);
+	put(out, r->params);
+	fputs(sep, out);
+	put(out, r->metric);
+	fputs(end, out);
+}
+
+static void print_only(FILE *out, put_fn *put, const char *prefix,
+		       const struct kb_result *const *only, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs(prefix, out);
+		put_key(out, put, only[i], " ", "\n");
+	}
+}
+
 static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		       const char *nb)
 {
-	fprintf(out, "kbench compare\n  A: %s\n  B: %s\n", na, nb);
+	fputs("kbench compare\n  A: ", out);
+	kb_put_text(out, na);
+	fputs("\n  B: ", out);
+	kb_put_text(out, nb);
+	fputs("\n", out);
 	fprintf(out, "threshold %.1f%%, alpha %g; change and CI: + is worse, whatever the\n"
 		     "direction (95%% bootstrap CI of the ratio of medians, Mann-Whitney p)\n",
 		c->opts.threshold * 100.0, c->opts.alpha);
@@ -100,8 +129,9 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		if (i == 0)
 			fprintf(out, "\n%12s %12s %8s %18s %7s  %s\n", "A median", "B median",
 				"change", "95% CI", "p", "verdict");
-		fprintf(out, "%s %s %s [%s]\n", m->ref->benchmark, m->ref->params, m->ref->metric,
-			m->ref->unit);
+		put_key(out, kb_put_text, m->ref, " ", " [");
+		kb_put_text(out, m->ref->unit);
+		fputs("]\n", out);
 		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
 		if (raised(m, c))
@@ -114,19 +144,19 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 	}
 	fprintf(out, "\ngeomean over %zu metrics: %+.1f%% (+ is worse)\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
-	for (size_t i = 0; i < c->nonly_a; i++)
-		fprintf(out, "only in A: %s %s %s\n", c->only_a[i]->benchmark, c->only_a[i]->params,
-			c->only_a[i]->metric);
-	for (size_t i = 0; i < c->nonly_b; i++)
-		fprintf(out, "only in B: %s %s %s\n", c->only_b[i]->benchmark, c->only_b[i]->params,
-			c->only_b[i]->metric);
+	print_only(out, kb_put_text, "only in A: ", c->only_a, c->nonly_a);
+	print_only(out, kb_put_text, "only in B: ", c->only_b, c->nonly_b);
 }
 
 static void print_markdown(FILE *out, const struct kb_comparison *c, const char *na,
 			   const char *nb)
 {
-	fprintf(out, "**kbench compare** A: %s, B: %s (threshold %.1f%%, alpha %g; + is worse)\n\n",
-		na, nb, c->opts.threshold * 100.0, c->opts.alpha);
+	fputs("**kbench compare** A: ", out);
+	kb_put_markdown(out, na);
+	fputs(", B: ", out);
+	kb_put_markdown(out, nb);
+	fprintf(out, " (threshold %.1f%%, alpha %g; + is worse)\n\n", c->opts.threshold * 100.0,
+		c->opts.alpha);
 	print_noise_source(out, c);
 	fprintf(out, "\n| benchmark | params | metric | A median | B median | change | 95%% CI | p | threshold | verdict |\n");
 	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -135,18 +165,16 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 		struct cells f;
 
 		format_cells(m, &f);
-		fprintf(out, "| %s | %s | %s [%s] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s |\n",
-			m->ref->benchmark, m->ref->params, m->ref->metric, m->ref->unit, f.a, f.b,
-			f.ch, f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict));
+		fputs("| ", out);
+		put_key(out, kb_put_markdown, m->ref, " | ", " [");
+		kb_put_markdown(out, m->ref->unit);
+		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s |\n", f.a, f.b, f.ch,
+			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict));
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
-	for (size_t i = 0; i < c->nonly_a; i++)
-		fprintf(out, "- only in A: %s %s %s\n", c->only_a[i]->benchmark,
-			c->only_a[i]->params, c->only_a[i]->metric);
-	for (size_t i = 0; i < c->nonly_b; i++)
-		fprintf(out, "- only in B: %s %s %s\n", c->only_b[i]->benchmark,
-			c->only_b[i]->params, c->only_b[i]->metric);
+	print_only(out, kb_put_markdown, "- only in A: ", c->only_a, c->nonly_a);
+	print_only(out, kb_put_markdown, "- only in B: ", c->only_b, c->nonly_b);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)

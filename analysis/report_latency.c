@@ -6,6 +6,7 @@
  * (p99_us, requests_per_s, ...), so it prints for any benchmark that has them.
  */
 #include "report_latency.h"
+#include "escape.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,16 @@ static void print_case(FILE *out, const struct kb_run *run, const struct kb_resu
 	char want[256], have[256], m[64];
 
 	kb_params_without_method(first->params, want, sizeof(want));
-	fprintf(out, "\n%s %s: latency table (us; cpu: %% of one CPU)\n", first->benchmark, want);
+	fputs("\n", out);
+	kb_put_text(out, first->benchmark);
+	fputs(" ", out);
+	kb_put_text(out, want);
+	fputs(": latency table (us; cpu: % of one CPU)\n", out);
 	fprintf(out, "  %-10s %8s %8s %8s %9s %6s %6s %7s %7s %7s\n", "method", "p50", "p99",
 		"p99.9", "req/s", "cpu_c", "cpu_s", "softirq", "p50/b", "rate/b");
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i], *b;
+		char *em;
 
 		if (strcmp(r->benchmark, first->benchmark) || !has_latency_facts(r))
 			continue;
@@ -68,14 +74,16 @@ static void print_case(FILE *out, const struct kb_run *run, const struct kb_resu
 			continue;
 		method_of(r, m, sizeof(m));
 		b = baseline_of(run, r);
-		fprintf(out, "  %-10s %8.1f %8.1f %8.1f %9.0f %6.1f %6.1f %7.1f", m, fact(r, "p50_us"),
-			fact(r, "p99_us"), fact(r, "p999_us"), fact(r, "requests_per_s"),
+		em = kb_text_dup(m);
+		fprintf(out, "  %-10s %8.1f %8.1f %8.1f %9.0f %6.1f %6.1f %7.1f", em ? em : "?",
+			fact(r, "p50_us"), fact(r, "p99_us"), fact(r, "p999_us"), fact(r, "requests_per_s"),
 			fact(r, "cpu_client_pct"), fact(r, "cpu_server_pct"), fact(r, "softirq_pct"));
 		if (b && fact(b, "p50_us") > 0 && fact(b, "requests_per_s") > 0)
 			fprintf(out, " %6.2fx %6.2fx\n", fact(r, "p50_us") / fact(b, "p50_us"),
 				fact(r, "requests_per_s") / fact(b, "requests_per_s"));
 		else
 			fprintf(out, " %7s %7s\n", "-", "-");
+		free(em);
 	}
 }
 

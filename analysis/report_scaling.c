@@ -5,6 +5,7 @@
  * operation where the lock-wait collector measured it.
  */
 #include "report_scaling.h"
+#include "escape.h"
 #include "stats.h"
 
 #include <stdlib.h>
@@ -54,7 +55,9 @@ static void print_group(FILE *out, const struct kb_run *run, const struct kb_res
 		if (!strcmp(r->benchmark, first->benchmark) && !strcmp(g, group) && threads_of(r) == 1)
 			one = median_of(r);
 	}
-	fprintf(out, "  %s\n", group);
+	fputs("  ", out);
+	kb_put_text(out, group);
+	fputs("\n", out);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		const cJSON *lw = cJSON_GetObjectItemCaseSensitive(r->collectors, "lock_wait");
@@ -94,8 +97,11 @@ void kb_report_scaling(FILE *out, const struct kb_run *run, const char *benchmar
 		}
 		if (seen)
 			continue;
-		if (!header)
-			fprintf(out, "\n%s: scaling (efficiency = rate(T) / (T x rate(1)))\n", benchmark);
+		if (!header) {
+			fputs("\n", out);
+			kb_put_text(out, benchmark);
+			fputs(": scaling (efficiency = rate(T) / (T x rate(1)))\n", out);
+		}
 		header = true;
 		print_group(out, run, r, group);
 	}

@@ -3,11 +3,16 @@
 #include "report_scaling.h"
 #include "stats.h"
 
+#include "escape.h"
+
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 6
-#define MAX_ROWS 64
+#define MAX_COLS 6		/* methods side by side */
+#define MAX_METHOD_WIDTH 24	/* widest method name shown as a column */
+#define CELL_WIDTH 16
 
 /* Four significant digits without exponents: 0.4801, 480.1, 5901. */
 static void fmt_value(char *buf, size_t size, double v)
@@ -41,138 +46,248 @@ static bool capped(const struct kb_result *r)
 	return c && strcmp(c, "true") == 0;
 }
 
-struct table {
-	const char *bench;
-	char methods[MAX_COLS][32];
-	int ncols;
-	char rows[MAX_ROWS][160];
-	int nrows;
-	const struct kb_result *cell[MAX_ROWS][MAX_COLS];
-	char baseline[32];
+/*
+ * One benchmark and metric: a row per case (the params other than method),
+ * a column per method. Names are kept whole, so cases that differ only
+ * after their 31st character stay apart, and printed escaped (escape.h).
+ */
+struct cell {
+	size_t row, col;
+	const struct kb_result *r;
 };
 
-static int find_or_add(char list[][160], int *n, int max, const char *s)
+struct table {
+	const char *bench;
+	char **rows, **methods;		/* raw names, in first-seen order */
+	size_t nrows, ncols;
+	struct cell *cells;
+	size_t ncells;
+	const char *baseline;
+};
+
+/* Index of s in list, appended (copied) when new; -1 when out of memory. */
+static long intern(char **list, size_t *n, const char *s)
 {
-	for (int i = 0; i < *n; i++)
+	for (size_t i = 0; i < *n; i++)
 		if (strcmp(list[i], s) == 0)
-			return i;
-	if (*n == max)
-		return -1;
-	snprintf(list[*n], 160, "%s", s);
-	return (*n)++;
+			return (long)i;
+	list[*n] = strdup(s);
+	return list[*n] ? (long)(*n)++ : -1;
 }
 
-static int method_col(struct table *t, const char *m)
+static void free_table(struct table *t)
 {
-	for (int i = 0; i < t->ncols; i++)
-		if (strcmp(t->methods[i], m) == 0)
-			return i;
-	if (t->ncols == MAX_COLS)
-		return -1;
-	snprintf(t->methods[t->ncols], sizeof(t->methods[0]), "%s", m);
-	return t->ncols++;
+	for (size_t i = 0; i < t->nrows; i++)
+		free(t->rows[i]);
+	for (size_t i = 0; i < t->ncols; i++)
+		free(t->methods[i]);
+	free(t->rows);
+	free(t->methods);
+	free(t->cells);
 }
 
-/* One table per benchmark and metric (an imported fio job has several metrics). */
-static void build_table(struct table *t, const struct kb_run *run, const char *bench,
-			const char *metric)
+/* Files result r under its case and method. 0 or -1 (out of memory). */
+static int add_cell(struct table *t, const struct kb_result *r)
 {
+	size_t size = strlen(r->params) + 2;
+	char *method = malloc(size), *rest = malloc(size);
+	long row = -1, col = -1;
+
+	if (method && rest) {
+		if (!kb_params_get(r->params, "method", method, size))
+			snprintf(method, size, "-");
+		kb_params_without_method(r->params, rest, size);
+		row = intern(t->rows, &t->nrows, rest[0] ? rest : "-");
+		col = row < 0 ? -1 : intern(t->methods, &t->ncols, method);
+	}
+	free(method);
+	free(rest);
+	if (col < 0)
+		return -1;
+	t->cells[t->ncells++] = (struct cell){ (size_t)row, (size_t)col, r };
+	return 0;
+}
+
+/* One table per benchmark and metric (an imported fio job has several metrics). 0 or -1. */
+static int build_table(struct table *t, const struct kb_run *run, const char *bench,
+		       const char *metric)
+{
+	size_t n = run->nresults;
+
 	memset(t, 0, sizeof(*t));
 	t->bench = bench;
-	for (size_t i = 0; i < run->nresults; i++) {
+	t->rows = calloc(n, sizeof(*t->rows));
+	t->methods = calloc(n, sizeof(*t->methods));
+	t->cells = calloc(n, sizeof(*t->cells));
+	if (!t->rows || !t->methods || !t->cells)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
 		const struct kb_result *r = &run->results[i];
-		char method[32] = "-", rest[160];
-		const char *base;
-		int row, col;
+		const char *base = kb_result_fact(r, "baseline");
 
 		if (strcmp(r->benchmark, bench) != 0 || strcmp(r->metric, metric) != 0)
 			continue;
-		kb_params_get(r->params, "method", method, sizeof(method));
-		kb_params_without_method(r->params, rest, sizeof(rest));
-		base = kb_result_fact(r, "baseline");
 		if (base)
-			snprintf(t->baseline, sizeof(t->baseline), "%s", base);
-		row = find_or_add(t->rows, &t->nrows, MAX_ROWS, rest[0] ? rest : "-");
-		col = method_col(t, method);
-		if (row >= 0 && col >= 0)
-			t->cell[row][col] = r;
+			t->baseline = base;
+		if (add_cell(t, r))
+			return -1;
 	}
+	return 0;
 }
 
-static void print_ratio(FILE *out, const struct table *t, int row, int base)
+/* The result of a case and method, or NULL (skipped, or not a case of it). */
+static const struct kb_result *cell(const struct table *t, size_t row, long col)
 {
-	const struct kb_result *b = base >= 0 ? t->cell[row][base] : NULL;
+	for (size_t i = t->ncells; col >= 0 && i-- > 0;)
+		if (t->cells[i].row == row && t->cells[i].col == (size_t)col)
+			return t->cells[i].r;
+	return NULL;
+}
 
-	for (int c = 0; c < t->ncols; c++) {
-		const struct kb_result *r = t->cell[row][c];
-		double mb, mr;
-		char buf[32];
+/* r's median over its baseline b's, in 8 columns. */
+static void print_ratio(FILE *out, const struct kb_result *r, const struct kb_result *b)
+{
+	double mb, mr;
+	char buf[32];
 
-		if (c == base)
-			continue;
-		if (!r || !b) {
-			fprintf(out, " %8s", "-");
-			continue;
-		}
-		mb = kb_median(b->samples, b->nsamples);
-		mr = kb_median(r->samples, r->nsamples);
-		if (mb == 0.0) {
-			fprintf(out, " %8s", mr == 0.0 ? "1x" : "inf");
-			continue;
-		}
-		fmt_value(buf, sizeof(buf), mr / mb);
-		/* A capped count is a lower bound, and so is its ratio. */
-		fprintf(out, " %s%*sx", capped(r) ? ">=" : "", capped(r) ? 5 : 7, buf);
+	if (!r || !b) {
+		fprintf(out, " %8s", "-");
+		return;
 	}
+	mb = kb_median(b->samples, b->nsamples);
+	mr = kb_median(r->samples, r->nsamples);
+	if (mb == 0.0) {
+		fprintf(out, " %8s", mr == 0.0 ? "1x" : "inf");
+		return;
+	}
+	fmt_value(buf, sizeof(buf), mr / mb);
+	/* A capped count is a lower bound, and so is its ratio. */
+	fprintf(out, " %s%*sx", capped(r) ? ">=" : "", capped(r) ? 5 : 7, buf);
 }
 
-/* Right-aligns s in width columns; UTF-8 continuation bytes take no column. */
-static void print_right(FILE *out, const char *s, int width)
+/* Writes s escaped, padded with spaces to width columns (right-aligned when right). */
+static void print_padded(FILE *out, const char *s, int width, bool right)
 {
-	int cols = 0;
+	char *e = kb_text_dup(s);
+	const char *text = e ? e : "?";
+	int pad = width - kb_text_columns(text);
 
-	for (const char *p = s; *p; p++)
-		cols += ((unsigned char)*p & 0xc0) != 0x80;
-	fprintf(out, " %*s%s", width > cols ? width - cols : 0, "", s);
+	fprintf(out, " %*s%s%*s", right && pad > 0 ? pad : 0, "", text, !right && pad > 0 ? pad : 0, "");
+	free(e);
 }
 
-static void print_table(FILE *out, const struct table *t, const struct kb_result *first)
+static int text_width(const char *s)
 {
-	int base = -1, width = 16, pw = 6;
-	char cell[48];
+	char *e = kb_text_dup(s);
+	int w = e ? kb_text_columns(e) : 1;
 
-	for (int c = 0; c < t->ncols; c++)
-		if (strcmp(t->methods[c], t->baseline) == 0)
-			base = c;
-	fprintf(out, "\n%s: %s [%s], %s is better", t->bench, first->metric, first->unit,
-		kb_direction_name(first->direction));
-	if (base >= 0)
-		fprintf(out, "; ratio to %s", t->baseline);
+	free(e);
+	return w;
+}
+
+static void print_value(FILE *out, const struct kb_result *r, int width)
+{
+	char buf[48];
+
+	if (r)
+		fmt_cell(buf, sizeof(buf), r);
+	else	/* skipped (listed below) or not a case of it */
+		snprintf(buf, sizeof(buf), "-");
+	print_padded(out, buf, width, true);
+}
+
+static void print_title(FILE *out, const struct table *t, const struct kb_result *first,
+			long base)
+{
 	fputc('\n', out);
-	for (int row = 0; row < t->nrows; row++)
-		if ((int)strlen(t->rows[row]) > pw)
-			pw = (int)strlen(t->rows[row]);
-	fprintf(out, "  %-*s", pw, "params");
-	for (int c = 0; c < t->ncols; c++)
-		fprintf(out, " %*s", width, t->methods[c]);
+	kb_put_text(out, t->bench);
+	fputs(": ", out);
+	kb_put_text(out, first->metric);
+	fputs(" [", out);
+	kb_put_text(out, first->unit);
+	fprintf(out, "], %s is better", kb_direction_name(first->direction));
+	if (base >= 0) {
+		fputs("; ratio to ", out);
+		kb_put_text(out, t->baseline);
+	}
+	fputc('\n', out);
+}
+
+/* A row per case, a column per method, then the ratios to the baseline. */
+static void print_columns(FILE *out, const struct table *t, int width, long base)
+{
+	int pw = 6;
+
+	for (size_t row = 0; row < t->nrows; row++)
+		pw = text_width(t->rows[row]) > pw ? text_width(t->rows[row]) : pw;
+	fputs(" ", out);
+	print_padded(out, "params", pw, false);
+	for (size_t c = 0; c < t->ncols; c++)
+		print_padded(out, t->methods[c], width, true);
 	if (base >= 0 && t->ncols > 1)
 		fprintf(out, " %8s", "ratio");
 	fputc('\n', out);
-	for (int row = 0; row < t->nrows; row++) {
-		fprintf(out, "  %-*s", pw, t->rows[row]);
-		for (int c = 0; c < t->ncols; c++) {
-			const struct kb_result *r = t->cell[row][c];
-
-			if (r)
-				fmt_cell(cell, sizeof(cell), r);
-			else	/* skipped (listed below) or not a case of it */
-				snprintf(cell, sizeof(cell), "-");
-			print_right(out, cell, width);
-		}
-		if (base >= 0 && t->ncols > 1)
-			print_ratio(out, t, row, base);
+	for (size_t row = 0; row < t->nrows; row++) {
+		fputs(" ", out);
+		print_padded(out, t->rows[row], pw, false);
+		for (size_t c = 0; c < t->ncols; c++)
+			print_value(out, cell(t, row, (long)c), width);
+		for (size_t c = 0; base >= 0 && c < t->ncols; c++)
+			if ((long)c != base)
+				print_ratio(out, cell(t, row, (long)c), cell(t, row, base));
 		fputc('\n', out);
 	}
+}
+
+/* A row per case and method (its whole params), with its ratio to the case's baseline. */
+static void print_list(FILE *out, const struct table *t, long base)
+{
+	int pw = 6;
+
+	for (size_t i = 0; i < t->ncells; i++)
+		pw = text_width(t->cells[i].r->params) > pw ? text_width(t->cells[i].r->params) : pw;
+	fputs(" ", out);
+	print_padded(out, "params", pw, false);
+	print_padded(out, "median", CELL_WIDTH, true);
+	if (base >= 0 && t->ncols > 1)
+		fprintf(out, " %8s", "ratio");
+	fputc('\n', out);
+	for (size_t i = 0; i < t->ncells; i++) {
+		const struct cell *x = &t->cells[i];
+
+		fputs(" ", out);
+		print_padded(out, x->r->params, pw, false);
+		print_value(out, x->r, CELL_WIDTH);
+		if (base >= 0 && t->ncols > 1)
+			print_ratio(out, x->r, cell(t, x->row, base));
+		fputc('\n', out);
+	}
+}
+
+/*
+ * Methods as columns while they fit (at most MAX_COLS of at most
+ * MAX_METHOD_WIDTH columns each, as the suite's own benchmarks have);
+ * otherwise, e.g. imported commands, a row per case and method.
+ */
+static void print_table(FILE *out, const struct table *t, const struct kb_result *first)
+{
+	int width = CELL_WIDTH;
+	long base = -1;
+	bool columns = t->ncols <= MAX_COLS;
+
+	for (size_t c = 0; c < t->ncols; c++) {
+		int w = text_width(t->methods[c]);
+
+		if (t->baseline && strcmp(t->methods[c], t->baseline) == 0)
+			base = (long)c;
+		columns = columns && w <= MAX_METHOD_WIDTH;
+		width = w > width ? w : width;
+	}
+	print_title(out, t, first, base);
+	if (columns)
+		print_columns(out, t, width, base);
+	else
+		print_list(out, t, base);
 }
 
 static const char *env_string(const struct kb_run *run, const char *key)
@@ -182,17 +297,34 @@ static const char *env_string(const struct kb_run *run, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : "?";
 }
 
+/* Writes the strings of a NULL-terminated list: even ones as they are, odd ones escaped. */
+static void put_escaped_fields(FILE *out, const char *first, ...)
+{
+	va_list ap;
+	bool data = false;
+
+	va_start(ap, first);
+	for (const char *s = first; s; s = va_arg(ap, const char *), data = !data) {
+		if (data)
+			kb_put_text(out, s);
+		else
+			fputs(s, out);
+	}
+	va_end(ap);
+}
+
 void kb_report_text(FILE *out, const struct kb_run *run)
 {
 	const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(run->environment, "cpus");
 	const cJSON *virt = cJSON_GetObjectItemCaseSensitive(run->environment, "virtualized");
 
-	fprintf(out, "kbench run %s  label %s  host %s\n", run->id[0] ? run->id : "(not stored)",
-		run->label, run->host);
-	fprintf(out, "kernel %s  THP %s  suite %s\n", env_string(run, "kernel_release"),
-		env_string(run, "thp"), run->suite_revision);
-	fprintf(out, "%d x %s%s\n", cJSON_IsNumber(cpus) ? cpus->valueint : 0,
-		env_string(run, "cpu_model"), cJSON_IsTrue(virt) ? " (virtualized)" : "");
+	put_escaped_fields(out, "kbench run ", run->id[0] ? run->id : "(not stored)", "  label ",
+			   run->label, "  host ", run->host, "\nkernel ",
+			   env_string(run, "kernel_release"), "  THP ", env_string(run, "thp"),
+			   "  suite ", run->suite_revision, "\n", (const char *)NULL);
+	fprintf(out, "%d x ", cJSON_IsNumber(cpus) ? cpus->valueint : 0);
+	kb_put_text(out, env_string(run, "cpu_model"));
+	fprintf(out, "%s\n", cJSON_IsTrue(virt) ? " (virtualized)" : "");
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		struct table t;
@@ -203,15 +335,20 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 			       strcmp(run->results[j].metric, r->metric) == 0;
 		if (seen)
 			continue;
-		build_table(&t, run, r->benchmark, r->metric);
-		print_table(out, &t, r);
+		if (build_table(&t, run, r->benchmark, r->metric) == 0)
+			print_table(out, &t, r);
+		else
+			put_escaped_fields(out, "\n", r->benchmark, ": not shown (out of memory)\n",
+					   (const char *)NULL);
+		free_table(&t);
 		kb_report_latency(out, run, r->benchmark);
 		kb_report_scaling(out, run, r->benchmark);
 	}
 	if (run->nskipped) {
 		fprintf(out, "\nskipped:\n");
 		for (size_t i = 0; i < run->nskipped; i++)
-			fprintf(out, "  %s %s: %s\n", run->skipped[i].benchmark,
-				run->skipped[i].params, run->skipped[i].reason);
+			put_escaped_fields(out, "  ", run->skipped[i].benchmark, " ",
+					   run->skipped[i].params, ": ", run->skipped[i].reason, "\n",
+					   (const char *)NULL);
 	}
 }

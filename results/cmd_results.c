@@ -2,12 +2,14 @@
 #include "json.h"
 #include "select.h"
 #include "store.h"
+#include "../analysis/escape.h"
 #include "../analysis/report_text.h"
 #include "../bench/commands.h"
 #include "../bench/util.h"
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Parses [--db PATH] [-o FILE] [--json] and at most `positional` arguments. */
@@ -73,9 +75,17 @@ static struct kb_store *open_readonly(const char *db)
 
 static void print_run_row(const struct kb_run_info *i, void *arg)
 {
+	/* Stored names, escaped (analysis/escape.h): a row stays one line. */
+	char *id = kb_text_dup(i->id), *label = kb_text_dup(i->label);
+	char *host = kb_text_dup(i->host), *kernel = kb_text_dup(i->kernel);
+
 	(void)arg;
-	printf("%-34s %-20s %-12s %-20s %4d %4d\n", i->id, i->label, i->host, i->kernel,
-	       i->results, i->skipped);
+	printf("%-34s %-20s %-12s %-20s %4d %4d\n", id ? id : "?", label ? label : "?",
+	       host ? host : "?", kernel ? kernel : "?", i->results, i->skipped);
+	free(id);
+	free(label);
+	free(host);
+	free(kernel);
 }
 
 int cmd_runs(int argc, char **argv)
