@@ -4,15 +4,12 @@
 #include "../bench/util.h"
 #include "../results/select.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char usage[] =
 	"usage: kbench report [-o DIR] [-f GLOB] [--db PATH] [A B]\n"
@@ -20,7 +17,10 @@ static const char usage[] =
 	"  (SVG and PNG): each metric's history with its change points and kernel\n"
 	"  releases, the A/B distributions of the newest run against the previous\n"
 	"  run on its host (or of runs A and B), and the methods of comparative\n"
-	"  benchmarks side by side. Static files: open index.html in any browser.\n";
+	"  benchmarks side by side. Static files: open index.html in any browser.\n"
+	"  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
+	"  files a report wrote, the only ones the next report removes (other\n"
+	"  files in DIR stay; one the new site would overwrite is an error).\n";
 
 #define DEFAULT_DIR KB_SRCDIR "/dashboards/site"
 
@@ -119,25 +119,6 @@ static void keep_matching(struct kb_run *run, const char *filter)
 			kb_run_remove_result(run, i);
 }
 
-/* Removes charts of an earlier report, which this one may not overwrite. */
-static void clean_dir(const char *dir)
-{
-	static const char *const stems[] = { "ab-*", "methods-*", "history-*" };
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[4096];
-
-	while (d && (e = readdir(d))) {
-		for (size_t i = 0; i < KB_ARRAY_SIZE(stems); i++)
-			if (!fnmatch(stems[i], e->d_name, 0)) {
-				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-				unlink(path);
-			}
-	}
-	if (d)
-		closedir(d);
-}
-
 /* Loads the compared runs (explicit, or newest and previous) and compares them. */
 static int load_pair(const struct report_cli *cli, struct kb_report *r, struct run_index *x,
 		     struct kb_run **ra, struct kb_run **rb, size_t *na, size_t *nb,
@@ -174,29 +155,34 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 	return 0;
 }
 
-static int write_report(struct kb_report *r)
+/* Writes the site into a directory of its own and puts it in place of dir. */
+static int write_report(struct kb_report *r, const char *dir)
 {
-	int rc;
+	struct kb_site site;
+	int rc = kb_site_begin(&site, dir);
 
-	if (kb_mkdir_p(r->dir)) {
-		kb_err("report: cannot create %s: %s", r->dir, strerror(errno));
-		return KB_EXIT_USAGE;
-	}
-	clean_dir(r->dir);
-	if (kb_plot_ab(r) || kb_plot_methods(r) || kb_plot_history(r)) {
-		kb_err("report: writing charts in %s: %s", r->dir, strerror(errno));
-		return KB_EXIT_USAGE;
-	}
-	rc = kb_charts_render(r);
 	if (rc)
 		return rc;
-	if (kb_write_index(r)) {
-		kb_err("report: writing %s/index.html: %s", r->dir, strerror(errno));
-		return KB_EXIT_USAGE;
+	r->dir = site.tmp;
+	if (kb_plot_ab(r) || kb_plot_methods(r) || kb_plot_history(r)) {
+		kb_err("report: writing charts for %s: %s", dir, strerror(errno));
+		rc = KB_EXIT_USAGE;
 	}
-	printf("report: %s/index.html (%zu charts, %zu series, %zu change points)\n", r->dir,
-	       r->ncharts, r->nseries, r->history->n);
-	return 0;
+	if (!rc)
+		rc = kb_charts_render(r);
+	if (!rc && kb_write_index(r)) {
+		kb_err("report: writing %s/index.html: %s", dir, strerror(errno));
+		rc = KB_EXIT_USAGE;
+	}
+	if (rc) {
+		kb_site_abort(&site);
+		return rc;
+	}
+	rc = kb_site_commit(&site, dir);
+	if (!rc)
+		printf("report: %s/index.html (%zu charts, %zu series, %zu change points)\n", dir,
+		       r->ncharts, r->nseries, r->history->n);
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -217,7 +203,6 @@ int cmd_report(int argc, char **argv)
 		return rc < 0 ? KB_EXIT_OK : rc;
 	memset(&r, 0, sizeof(r));
 	memset(&x, 0, sizeof(x));
-	r.dir = cli.dir;
 	r.db = cli.db ? cli.db : kb_store_default_path();
 	s = kb_store_open(r.db, false, err, sizeof(err));
 	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
@@ -243,7 +228,7 @@ int cmd_report(int argc, char **argv)
 		rc = KB_EXIT_ENV;
 	}
 	if (!rc)
-		rc = write_report(&r);
+		rc = write_report(&r, cli.dir);
 	if (r.cmp)
 		kb_comparison_free(&cmp);
 	kb_history_free(&h);

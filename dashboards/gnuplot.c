@@ -78,9 +78,30 @@ static int write_master(const struct kb_report *r, char *path, size_t size)
 	return fclose(f) ? -1 : 0;
 }
 
+/* The last non-empty line of gnuplot's output, escaped: the failed report's directory goes away. */
+static void last_line(const char *path, char *out, size_t size)
+{
+	char *text = kb_read_file(path, NULL), *line, *esc;
+	char *end = text ? text + strlen(text) : NULL;
+
+	snprintf(out, size, "no output");
+	while (end && end > text && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	if (!end || end == text) {
+		free(text);
+		return;
+	}
+	line = memrchr(text, '\n', (size_t)(end - text));
+	esc = kb_text_dup(line ? line + 1 : text);
+	if (esc)
+		snprintf(out, size, "%s", esc);
+	free(esc);
+	free(text);
+}
+
 int kb_charts_render(struct kb_report *r)
 {
-	char master[4096], log[4096];
+	char master[4096], log[4096], why[512];
 	char *argv[] = { "gnuplot", "render.gp", NULL };
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -105,7 +126,8 @@ int kb_charts_render(struct kb_report *r)
 		return KB_EXIT_ENV;
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		kb_err("report: gnuplot failed, see %s", log);
+		last_line(log, why, sizeof(why));
+		kb_err("report: gnuplot failed: %s", why);
 		return KB_EXIT_ENV;
 	}
 	return 0;

@@ -21,7 +21,7 @@ struct kb_chart {
 };
 
 struct kb_report {
-	const char *dir;
+	const char *dir;		/* where the files are written (the new site) */
 	/* inputs */
 	const struct kb_series *series;
 	size_t nseries;
@@ -55,6 +55,30 @@ void kb_gp_quoted(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2
 int kb_plot_history(struct kb_report *r);
 int kb_plot_ab(struct kb_report *r);
 int kb_plot_methods(struct kb_report *r);
+
+/*
+ * The report directory (site.c): the report is written into tmp, beside
+ * dir, and swapped into place by kb_site_commit; DIR/.kbench-site lists what
+ * a report wrote, the only files a later report removes.
+ */
+struct kb_site {
+	char dir[4096];		/* the site (resolved when it exists) */
+	char tmp[4096];		/* the new site while it is written; "" once gone */
+	unsigned mode;		/* permissions of the site directory */
+};
+
+/* Makes the temporary directory for a report to DIR. 0, or an exit code (error printed). */
+int kb_site_begin(struct kb_site *s, const char *dir);
+
+/*
+ * Lists tmp's files in its manifest and puts it in place of DIR, keeping
+ * the files of DIR an earlier report did not write. 0, or an exit code
+ * (error printed; DIR unchanged unless the error says where a file is).
+ */
+int kb_site_commit(struct kb_site *s, const char *dir);
+
+/* Removes tmp and everything in it. */
+void kb_site_abort(struct kb_site *s);
 
 /* Writes DIR/index.html. 0 or -1 (errno set). */
 int kb_write_index(const struct kb_report *r);
