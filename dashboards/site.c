@@ -3,7 +3,8 @@
  * DIR and swapped into place whole (RENAME_EXCHANGE), so a failed report
  * leaves the previous site as it was and a reader never sees half of one.
  * DIR/.kbench-site lists the files a report wrote; the next report removes
- * only those. Anything else in DIR (the nightly's run.txt, a user's file)
+ * only those (a site from before manifests is recognised by its page).
+ * Anything else in DIR (the nightly's run.txt, a user's file)
  * is moved into the new site, and a name the new site would take from such
  * a file stops the report before anything changes.
  */
@@ -135,6 +136,56 @@ static bool listed(const char *manifest, const char *name)
 	return false;
 }
 
+/* A name the reports before manifests wrote: index.html, render.*, KIND-NNN.{gp,svg,png}. */
+static bool old_report_name(const char *name)
+{
+	static const char *const kinds[] = { "ab-", "methods-", "history-" };
+	const char *p = NULL;
+
+	if (!strcmp(name, "index.html") || !strcmp(name, "render.gp") || !strcmp(name, "render.log"))
+		return true;
+	for (size_t i = 0; i < KB_ARRAY_SIZE(kinds) && !p; i++)
+		if (!strncmp(name, kinds[i], strlen(kinds[i])))
+			p = name + strlen(kinds[i]);
+	if (!p || strspn(p, "0123456789") < 3)
+		return false;
+	p += strspn(p, "0123456789");
+	return !strcmp(p, ".gp") || !strcmp(p, ".svg") || !strcmp(p, ".png");
+}
+
+/*
+ * The manifest of a site written before manifests existed (DIR/render.gp
+ * and kbench's own index.html): the names such a report wrote. NULL for
+ * anything else, which then owns nothing.
+ */
+static char *old_manifest(const char *dir)
+{
+	char path[4400], *page, *list = NULL;
+	size_t len;
+	bool ours;
+	DIR *d;
+	struct dirent *e;
+	FILE *f;
+
+	path_of(path, sizeof(path), dir, "index.html");
+	page = kb_read_file(path, NULL);
+	ours = page && strstr(page, "<title>kbench report</title>");
+	free(page);
+	path_of(path, sizeof(path), dir, "render.gp");
+	if (!ours || access(path, F_OK) || !(d = opendir(dir)))
+		return NULL;
+	f = open_memstream(&list, &len);
+	while (f && (e = readdir(d)))
+		if (old_report_name(e->d_name))
+			fprintf(f, "%s\n", e->d_name);
+	closedir(d);
+	if (!f || fclose(f)) {
+		free(list);
+		return NULL;
+	}
+	return list;
+}
+
 /* A file of the old site kbench did not write, which the new site would replace. */
 static int check_collisions(const struct kb_site *s, const char *manifest, const char *dir)
 {
@@ -264,6 +315,8 @@ int kb_site_commit(struct kb_site *s, const char *dir)
 	}
 	path_of(path, sizeof(path), s->dir, MANIFEST);
 	manifest = kb_read_file(path, NULL);
+	if (!manifest)
+		manifest = old_manifest(s->dir);
 	rc = check_collisions(s, manifest, dir);
 	if (!rc) {
 		if (swap_in(s->tmp, s->dir, old, sizeof(old))) {

@@ -666,6 +666,55 @@ Test(report_dir, user_files_stay_and_a_report_replaces_the_last, .init = setup,
 	assert_no_leftover();
 }
 
+/* A site written before manifests (kbench's page and render.gp) is recognised: its charts go, the rest stays. */
+Test(report_dir, a_site_from_before_manifests_is_replaced, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	static const char *const old[] = { "render.gp", "render.log", "history-999.svg",
+					   "ab-001.png", "methods-1234.gp" };
+	static const char *const mine[] = { "history-of-my-project.txt", "ab-notes.txt",
+					    "history-001.png.bak" };
+	char db[400], path[600], ids[4][128];
+	const double level[4] = { 1000, 1000, 1000, 1000 };
+	struct stat st;
+	struct out o;
+	char *text;
+
+	snprintf(db, sizeof(db), "%s/r.db", dir);
+	store_synthetic_runs(db, "testhost", level, 4, 0.01, 5, ids);
+	snprintf(path, sizeof(path), "%s/site", cwd);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/site/index.html", cwd);
+	write_text(path, "<!DOCTYPE html>\n<title>kbench report</title>\nold\n");
+	for (size_t i = 0; i < KB_ARRAY_SIZE(old); i++) {
+		snprintf(path, sizeof(path), "%s/site/%s", cwd, old[i]);
+		write_text(path, "old\n");
+	}
+	for (size_t i = 0; i < KB_ARRAY_SIZE(mine); i++) {
+		snprintf(path, sizeof(path), "%s/site/%s", cwd, mine[i]);
+		write_text(path, "mine\n");
+	}
+
+	run_in(&o, "report --db %s -o site", db);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	out_free(&o);
+	snprintf(path, sizeof(path), "%s/site/index.html", cwd);
+	text = slurp(path, NULL);
+	cr_expect(text && strstr(text, "Latest verdicts"), "index.html is the new page");
+	free(text);
+	snprintf(path, sizeof(path), "%s/site/history-999.svg", cwd);
+	cr_expect_neq(stat(path, &st), 0, "the old report's chart is still there");
+	snprintf(path, sizeof(path), "%s/site/methods-1234.gp", cwd);
+	cr_expect_neq(stat(path, &st), 0, "the old report's chart is still there");
+	for (size_t i = 0; i < KB_ARRAY_SIZE(mine); i++) {
+		snprintf(path, sizeof(path), "%s/site/%s", cwd, mine[i]);
+		text = slurp(path, NULL);
+		cr_expect(text && !strcmp(text, "mine\n"), "%s was lost", mine[i]);
+		free(text);
+	}
+	assert_no_leftover();
+}
+
 Test(report_dir, never_overwrites_a_file_it_did_not_write, .init = setup, .fini = teardown,
      .timeout = 120)
 {
