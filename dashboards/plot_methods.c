@@ -8,25 +8,22 @@
 #include "../analysis/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define MAX_ITEMS 128
-
+/* Names in first-seen order, kept whole (long imported commands stay apart). */
 struct names {
-	char v[MAX_ITEMS][256];
+	char **v;
 	size_t n;
 };
 
-/* Index of s in the list, appended when new; -1 when the list is full. */
-static long intern(struct names *l, const char *s)
+static void names_free(struct names *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return (long)i;
-	if (l->n == MAX_ITEMS)
-		return -1;
-	snprintf(l->v[l->n], sizeof(l->v[0]), "%s", s);
-	return (long)l->n++;
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
 }
 
 static bool same_chart(const struct kb_result *a, const struct kb_result *b)
@@ -34,35 +31,53 @@ static bool same_chart(const struct kb_result *a, const struct kb_result *b)
 	return !strcmp(a->benchmark, b->benchmark) && !strcmp(a->metric, b->metric);
 }
 
-static void method_of(const struct kb_result *r, char *out, size_t size)
+/*
+ * The index in l of res's method (or "-"), or of its case (the params
+ * other than method, or "(one case)"), appended when new; -1 with errno
+ * when out of memory.
+ */
+static long index_of(struct names *l, const struct kb_result *res, bool method)
 {
-	if (!kb_params_get(r->params, "method", out, size))
-		snprintf(out, size, "-");
+	size_t size = strlen(res->params) + sizeof("(one case)");
+	char *name = malloc(size), **bigger;
+
+	if (!name)
+		return -1;
+	if (method && !kb_params_get(res->params, "method", name, size))
+		snprintf(name, size, "-");
+	if (!method) {
+		kb_params_without_method(res->params, name, size);
+		if (!name[0])
+			snprintf(name, size, "(one case)");
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name)) {
+			free(name);
+			return (long)i;
+		}
+	bigger = realloc(l->v, (l->n + 1) * sizeof(*bigger));
+	if (!bigger) {
+		free(name);
+		return -1;
+	}
+	l->v = bigger;
+	l->v[l->n] = name;
+	return (long)l->n++;
 }
 
-static void case_of(const struct kb_result *r, char *out, size_t size)
+static int write_chart(struct kb_report *r, const struct kb_result *first, struct names *methods,
+		       struct names *cases)
 {
-	kb_params_without_method(r->params, out, size);
-	if (!out[0])
-		snprintf(out, size, "(one case)");
-}
-
-static int one_chart(struct kb_report *r, const struct kb_result *first, struct names *methods)
-{
-	static struct names cases;
 	const struct kb_run *run = r->run_b;
-	char caption[512], buf[256];
+	char caption[512];
 	double lo = INFINITY, hi = 0.0;
 	FILE *f;
 
-	cases.n = 0;
 	for (size_t i = 0; i < run->nresults; i++)
-		if (same_chart(&run->results[i], first)) {
-			case_of(&run->results[i], buf, sizeof(buf));
-			intern(&cases, buf);
-		}
+		if (same_chart(&run->results[i], first) && index_of(cases, &run->results[i], false) < 0)
+			return -1;
 	snprintf(caption, sizeof(caption), "%s %s: %zu methods over %zu case(s), run %s",
-		 first->benchmark, first->metric, methods->n, cases.n, run->id);
+		 first->benchmark, first->metric, methods->n, cases->n, run->id);
 	f = kb_chart_begin(r, KB_CHART_METHODS, caption);
 	if (!f)
 		return -1;
@@ -73,10 +88,10 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 	kb_gp_quoted(f, "%s (%s is better)", first->unit,
 		     first->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower");
 	fprintf(f, "\nset key top left font ',9'\nset bmargin 7\n"
-		   "set xrange [-0.5:%g]\nset xtics rotate by -20 font ',8' (", (double)cases.n - 0.5);
-	for (size_t c = 0; c < cases.n; c++) {
+		   "set xrange [-0.5:%g]\nset xtics rotate by -20 font ',8' (", (double)cases->n - 0.5);
+	for (size_t c = 0; c < cases->n; c++) {
 		fputs(c ? ", " : "", f);
-		kb_gp_quoted(f, "%s", cases.v[c]);
+		kb_gp_quoted(f, "%s", cases->v[c]);
 		fprintf(f, " %zu", c);
 	}
 	fputs(")\n", f);
@@ -85,17 +100,16 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 		for (size_t i = 0; i < run->nresults; i++) {
 			const struct kb_result *res = &run->results[i];
 			struct kb_summary s;
+			long c;
 
-			if (!same_chart(res, first) || !res->nsamples)
+			if (!same_chart(res, first) || !res->nsamples ||
+			    index_of(methods, res, true) != (long)m)
 				continue;
-			method_of(res, buf, sizeof(buf));
-			if (strcmp(buf, methods->v[m]))
-				continue;
-			case_of(res, buf, sizeof(buf));
+			c = index_of(cases, res, false);
 			kb_summarize(res->samples, res->nsamples, &s);
 			/* Methods sit side by side around each case, not on top of each other. */
 			fprintf(f, "%g %.17g %.17g %.17g\n",
-				(double)intern(&cases, buf) + ((double)m - (double)(methods->n - 1) / 2.0) * 0.06,
+				(double)c + ((double)m - (double)(methods->n - 1) / 2.0) * 0.06,
 				s.median, s.ci_lo, s.ci_hi);
 			if (s.median > 0.0) {
 				lo = fmin(lo, s.median);
@@ -121,26 +135,25 @@ static int one_chart(struct kb_report *r, const struct kb_result *first, struct 
 int kb_plot_methods(struct kb_report *r)
 {
 	const struct kb_run *run = r->run_b;
-	static struct names methods;
-	char buf[256];
 
 	if (!run)
 		return 0;
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *first = &run->results[i];
+		struct names methods = { 0 }, cases = { 0 };
 		bool seen = false;
+		int rc = 0;
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = same_chart(&run->results[j], first);
-		if (seen)
-			continue;
-		methods.n = 0;
-		for (size_t j = i; j < run->nresults; j++)
-			if (same_chart(&run->results[j], first) && run->results[j].nsamples) {
-				method_of(&run->results[j], buf, sizeof(buf));
-				intern(&methods, buf);
-			}
-		if (methods.n >= 2 && one_chart(r, first, &methods))
+		for (size_t j = i; j < run->nresults && !seen && !rc; j++)
+			if (same_chart(&run->results[j], first) && run->results[j].nsamples)
+				rc = index_of(&methods, &run->results[j], true) < 0 ? -1 : 0;
+		if (!seen && !rc && methods.n >= 2)
+			rc = write_chart(r, first, &methods, &cases);
+		names_free(&methods);
+		names_free(&cases);
+		if (rc)
 			return -1;
 	}
 	return 0;

@@ -543,6 +543,51 @@ Test(hostile, long_imported_names_stay_distinct_rows, .init = setup, .fini = tea
 	out_free(&o);
 }
 
+/* Two 300-character methods that differ at the end: two lines on the methods chart. */
+Test(hostile, long_method_names_stay_apart_in_charts, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	char db[400], path[600], err[512], method[2][320], params[340];
+	struct kb_store *s;
+	struct kb_run run;
+	struct out o;
+	char *gp;
+
+	snprintf(db, sizeof(db), "%s/m.db", dir);
+	s = kb_store_open(db, true, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	kb_run_init(&run);
+	snprintf(run.label, sizeof(run.label), "long");
+	snprintf(run.host, sizeof(run.host), "longhost");
+	snprintf(run.started, sizeof(run.started), "2026-11-01T00:00:00Z");
+	run.environment = cJSON_CreateObject();
+	run.features = cJSON_CreateObject();
+	for (int m = 0; m < 2; m++) {
+		struct kb_result *r;
+
+		memset(method[m], 'x', 300);
+		snprintf(method[m] + 300, 20, "-%s", m ? "two" : "one");
+		snprintf(params, sizeof(params), "method=%s", method[m]);
+		r = kb_run_add_result(&run, "long/methods", params, "latency", "ns", KB_LOWER_IS_BETTER);
+		cr_assert_not_null(r);
+		for (int k = 0; k < 5; k++)
+			kb_result_add_sample(r, 100.0 * (m + 1) + k, false);
+	}
+	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+	kb_run_free(&run);
+	kb_store_close(s);
+
+	run_in(&o, "report --db %s -o site", db);
+	cr_assert_eq(o.status, 0, "exit %d: %s", o.status, o.err);
+	out_free(&o);
+	snprintf(path, sizeof(path), "%s/site/methods-001.gp", cwd);
+	gp = slurp(path, NULL);
+	cr_assert_not_null(gp, "no methods chart: the two methods were taken for one");
+	cr_expect_not_null(strstr(gp, "-one'"), "%s", gp);
+	cr_expect_not_null(strstr(gp, "-two'"), "%s", gp);
+	free(gp);
+}
+
 /* --- report -o DIR: only what a report wrote is ever removed --- */
 
 static char *manifest_of(const char *site)
