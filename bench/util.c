@@ -190,3 +190,75 @@ uint64_t kb_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* Length of the valid UTF-8 sequence at s (not overlong, no surrogate), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned cp;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* U+0080..U+009F are the C1 controls (CSI among them): escaped too. */
+	return cp >= 0x80 && cp <= 0x9f ? 0 : n;
+}
+
+char *kb_sanitize_line(const char *in, char *buf, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)(in ? in : "");
+	size_t n = 0, fits_dots = 0;	/* the last piece boundary that leaves room for "..." */
+
+	if (size == 0)
+		return buf;
+	while (*s) {
+		size_t step = utf8_len(s), len = step;
+		char piece[8];
+
+		if (step) {
+			memcpy(piece, s, step);
+		} else if (*s == '\\') {
+			step = 1, len = 2;
+			memcpy(piece, "\\\\", 2);
+		} else if (*s >= 0x20 && *s < 0x7f) {
+			step = len = 1;
+			piece[0] = (char)*s;
+		} else {
+			const char *named = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" :
+					    *s == '\r' ? "\\r" : *s == 0x1b ? "\\e" : NULL;
+
+			step = 1;
+			len = named ? 2 : (size_t)snprintf(piece, sizeof(piece), "\\x%02x", *s);
+			if (named)
+				memcpy(piece, named, 2);
+		}
+		if (n + len >= size) {
+			n = fits_dots;
+			if (n + 3 < size) {
+				memcpy(buf + n, "...", 3);
+				n += 3;
+			}
+			break;
+		}
+		memcpy(buf + n, piece, len);
+		n += len;
+		s += step;
+		if (n + 3 < size)
+			fits_dots = n;
+	}
+	buf[n] = '\0';
+	return buf;
+}

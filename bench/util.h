@@ -59,4 +59,12 @@ char *kb_rstrip(char *s);
 /* CLOCK_MONOTONIC_RAW in nanoseconds. */
 uint64_t kb_now_ns(void);
 
+/*
+ * Untrusted text (a tool's error message, an imported name) made safe for
+ * one terminal line: control characters, C1 controls and bytes that are not
+ * UTF-8 are written as \n, \t, \r, \e or \xNN, a backslash as \\; valid
+ * UTF-8 is kept. Truncated to fit size with "..." at the end. Returns buf.
+ */
+char *kb_sanitize_line(const char *in, char *buf, size_t size);
+
 #endif

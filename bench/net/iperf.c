@@ -1,5 +1,7 @@
 #include "iperf.h"
 #include "../bench.h"
+#include "../undo.h"
+#include "../util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -101,8 +103,9 @@ static int start_client(const struct kb_topo *t, int port, const char *flag, con
 static int finish_client(struct client *c, struct kb_iperf_result *r, char *why, size_t size)
 {
 	size_t len = 0, cap = 0;
-	char *out = NULL;
+	char *out = NULL, line[512];
 	cJSON *doc;
+	int status = 0;
 
 	for (;;) {
 		ssize_t got;
@@ -115,22 +118,37 @@ static int finish_client(struct client *c, struct kb_iperf_result *r, char *why,
 			out = bigger;
 		}
 		got = read(c->fd, out + len, cap - len - 1);
+		if (got < 0 && errno == EINTR && !kb_stop_requested())
+			continue;
 		if (got <= 0)
 			break;
 		len += (size_t)got;
 	}
 	close(c->fd);
-	waitpid(c->pid, NULL, 0);
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (out)
 		out[len] = '\0';
 	doc = out ? cJSON_Parse(out) : NULL;
 	free(out);
+	/* Cut short (Ctrl-C, SIGTERM, a killed client): no tool or setup to blame. */
+	if (kb_stop_requested() || WIFSIGNALED(status)) {
+		if (WIFSIGNALED(status))
+			snprintf(why, size, "iperf3: interrupted (the client died of signal %d)",
+				 WTERMSIG(status));
+		else
+			snprintf(why, size, "iperf3: interrupted");
+		cJSON_Delete(doc);
+		return -1;
+	}
 	if (!doc || cJSON_GetObjectItem(doc, "error")) {
 		const cJSON *e = doc ? cJSON_GetObjectItem(doc, "error") : NULL;
 		int retry = e && cJSON_IsString(e) && strstr(e->valuestring, "connect");
 
+		/* The message is the tool's: one line, no escape sequences reach the terminal. */
 		snprintf(why, size, "iperf3: %s",
-			 cJSON_IsString(e) ? e->valuestring : "no JSON output (installed? make setup)");
+			 cJSON_IsString(e) ? kb_sanitize_line(e->valuestring, line, sizeof(line))
+					   : "no JSON output (installed? make setup)");
 		cJSON_Delete(doc);
 		return retry ? 1 : -1;
 	}
