@@ -10,6 +10,7 @@
 #include "../util.h"
 #include "../../results/json.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -146,10 +147,16 @@ static int serve(int argc, char **argv)
 	struct kb_epoll_params ep = { 0, 0, 0, 0 };
 	bool tcp = false;
 	long seconds = 3600;
+	struct in_addr addr;
 	char why[256];
 
 	if (argc < 1) {
 		kb_err("napi serve: expected the address to bind (the --net-peer address)");
+		return KB_EXIT_USAGE;
+	}
+	if (inet_pton(AF_INET, argv[0], &addr) != 1) {
+		kb_err("napi serve: bad address '%s': expected an IPv4 address such as 192.0.2.1 "
+		       "(the --net-peer address)", argv[0]);
 		return KB_EXIT_USAGE;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -187,11 +194,13 @@ int cmd_napi(int argc, char **argv)
 	bool json = false;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "+Jh", opts, NULL)) != -1) {
+	/* No "+": options may follow the verb (napi list --ifindex N, the documented form). */
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_IFINDEX:
 			if (!kb_parse_long(optarg, 1, 0x7fffffffL, &ifindex)) {
-				kb_err("napi: bad --ifindex '%s'", optarg);
+				kb_err("napi: bad --ifindex '%s': expected a device index 1..2147483647",
+				       optarg);
 				return KB_EXIT_USAGE;
 			}
 			break;
@@ -205,10 +214,24 @@ int cmd_napi(int argc, char **argv)
 			return kb_bad_option("napi", argv);
 		}
 	}
-	if (optind < argc && !strcmp(argv[optind], "serve"))
-		return serve(argc - optind - 1, argv + optind + 1);
-	if (optind >= argc || (strcmp(argv[optind], "list") && strcmp(argv[optind], "set"))) {
+	if (optind >= argc || (strcmp(argv[optind], "list") && strcmp(argv[optind], "set") &&
+			       strcmp(argv[optind], "serve"))) {
 		kb_err("napi: expected 'list', 'set' or 'serve' (see kbench napi --help)");
+		return KB_EXIT_USAGE;
+	}
+	if (ifindex && strcmp(argv[optind], "list")) {
+		kb_err("napi %s: --ifindex is an option of napi list", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "serve")) {
+		if (json) {
+			kb_err("napi serve: --json is an option of napi list and set");
+			return KB_EXIT_USAGE;
+		}
+		return serve(argc - optind - 1, argv + optind + 1);
+	}
+	if (!strcmp(argv[optind], "list") && optind + 1 < argc) {
+		kb_err("napi list: unexpected argument '%s'", argv[optind + 1]);
 		return KB_EXIT_USAGE;
 	}
 	if (kb_genl_open(&g, NETDEV_FAMILY_NAME)) {
