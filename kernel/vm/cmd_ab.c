@@ -4,6 +4,7 @@
  * inside each boot, every run stored, then kbench compare of the two sides.
  */
 #include "vm_job.h"
+#include "../../analysis/options.h"
 #include "../../bench/commands.h"
 #include "../../bench/undo.h"
 #include "../../bench/util.h"
@@ -91,6 +92,8 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 		{ 0 },
 	};
 	const char *prefix = NULL, *image[2] = { NULL, NULL };
+	enum kb_format format;
+	double frac;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "+r:qh", opts, NULL)) != -1) {
@@ -116,13 +119,20 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 		case OPT_DB:
 			cli->db = optarg;
 			break;
+		/* compare's options, checked now: a bad one must not wait for 2 x ROUNDS boots. */
 		case OPT_THRESHOLD:
+			if (kb_option_percent("ab", "threshold", optarg, &frac))
+				return KB_EXIT_USAGE;
 			cli->threshold = optarg;
 			break;
 		case OPT_ALPHA:
+			if (kb_option_alpha("ab", optarg, &frac))
+				return KB_EXIT_USAGE;
 			cli->alpha = optarg;
 			break;
 		case OPT_FORMAT:
+			if (kb_option_format("ab", optarg, true, &format))
+				return KB_EXIT_USAGE;
 			cli->format = optarg;
 			break;
 		case 'h':
