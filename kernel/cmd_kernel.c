@@ -172,7 +172,7 @@ static int kernel_main(int argc, char **argv, bool build)
 	if (!build)
 		return check_file(optind < argc ? argv[optind] : NULL, b.fragments, json);
 	b.src = argv[optind];
-	if (b.features && kb_kernel_features_check(b.fragments, b.features, err, sizeof(err))) {
+	if (kb_kernel_build_check(&b, err, sizeof(err))) {
 		kb_err("kernel build: %s", err);
 		return KB_EXIT_USAGE;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_FRAGMENTS 64
@@ -53,12 +54,16 @@ static bool listed(const char *list, const char *name)
 	return false;
 }
 
-int kb_kernel_features_check(const char *fragments, const char *features, char *err, size_t size)
+/* Every name in the comma-separated features (NULL: none) has a fragment. */
+static int features_check(const char *fragments, const char *features, char *err, size_t size)
 {
 	size_t n = 0;
-	char **names = kb_config_fragments(fragments, &n, err, size);
+	char why[512], **names = kb_config_fragments(fragments, &n, why, sizeof(why));
 	const char *p = features;
 	int rc = names ? 0 : -1;
+
+	if (!names)
+		snprintf(err, size, "--fragments: %s", why);
 
 	while (!rc && p && *p) {
 		size_t len = strcspn(p, ",");
@@ -79,13 +84,63 @@ int kb_kernel_features_check(const char *fragments, const char *features, char *
 	return rc;
 }
 
+/* The nearest existing directory at or above path is writable: path can be made. */
+static bool can_create(const char *path, char *err, size_t size)
+{
+	char dir[4096];
+	struct stat st;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	while (access(dir, F_OK) != 0 && strcmp(dir, ".") && strcmp(dir, "/")) {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		snprintf(err, size, "-o %s: %s is not a directory", path, dir);
+		return false;
+	}
+	if (access(dir, W_OK) == 0)
+		return true;
+	snprintf(err, size, "-o %s: %s: %s", path, dir, strerror(errno));
+	return false;
+}
+
+int kb_kernel_build_check(const struct kb_kernel_build *b, char *err, size_t size)
+{
+	char path[4200];
+	struct stat st;
+
+	if (stat(b->src, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, size, "%s: %s", b->src,
+			 access(b->src, F_OK) ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", b->src);
+	if (access(path, R_OK)) {
+		snprintf(err, size, "%s is not a kernel source tree (no scripts/kconfig/merge_config.sh)",
+			 b->src);
+		return -1;
+	}
+	if (features_check(b->fragments, b->features, err, size))
+		return -1;
+	if (b->out && !b->config_only && !can_create(b->out, err, size))
+		return -1;
+	return 0;
+}
+
 static int merge_fragments(const struct kb_kernel_build *b, const char *config, char *err,
 			   size_t size)
 {
 	char script[4200], *argv[MAX_FRAGMENTS + 9], paths[MAX_FRAGMENTS][4200], tiny[4200];
 	size_t n = 0;
 	char **names = kb_config_fragments(b->fragments, &n, err, size);
-	int argc = 0, rc = -1;
+	int argc = 0, rc;
 
 	if (!names)
 		return -1;
@@ -105,8 +160,8 @@ static int merge_fragments(const struct kb_kernel_build *b, const char *config, 
 			argv[argc++] = paths[i];
 	}
 	argv[argc] = NULL;
-	if (!kb_kernel_features_check(b->fragments, b->features, err, size))
-		rc = step("merge_config.sh", argv, err, size);
+	/* The features were checked with the rest of the input (kb_kernel_build_check). */
+	rc = step("merge_config.sh", argv, err, size);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -176,12 +231,8 @@ int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, 
 {
 	char path[4200], release[128] = "", dir[4200], abs[4096];
 
-	snprintf(path, sizeof(path), "%s/scripts/kconfig/merge_config.sh", b->src);
-	if (access(path, R_OK)) {
-		snprintf(err, esize, "%s is not a kernel source tree (no scripts/kconfig/merge_config.sh)",
-			 b->src);
+	if (kb_kernel_build_check(b, err, esize))
 		return -1;
-	}
 	snprintf(config, size, "%s/.config", b->src);
 	if (b->tiny ? make(b, "tinyconfig", err, esize)
 		    : access(config, R_OK) && make(b, "defconfig", err, esize))

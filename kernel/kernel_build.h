@@ -30,7 +30,11 @@ struct kb_kernel_build {
 int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, size_t size,
 		    char *err, size_t esize);
 
-/* Every name in the comma-separated features has a fragment in fragments: 0, or -1 with err. */
-int kb_kernel_features_check(const char *fragments, const char *features, char *err, size_t size);
+/*
+ * The input, checked before any make: src is a kernel source tree, the
+ * fragment directory reads and has every feature asked for, -o can be
+ * made. 0, or -1 with err filled (a usage error).
+ */
+int kb_kernel_build_check(const struct kb_kernel_build *b, char *err, size_t size);
 
 #endif
