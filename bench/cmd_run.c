@@ -45,7 +45,8 @@ struct run_cli {
 	long cpu;
 };
 
-static int parse_run_args(int argc, char **argv, struct run_cli *cli)
+/* guest: the options of a run inside a VM, whose --net-dev is the guest's, not checked here. */
+static int parse_run_args(int argc, char **argv, struct run_cli *cli, bool guest)
 {
 	enum { OPT_CPU = KB_OPT_SUITE_END };
 	static const struct option opts[] = {
@@ -85,7 +86,7 @@ static int parse_run_args(int argc, char **argv, struct run_cli *cli)
 		       argv[optind]);
 		return KB_EXIT_USAGE;
 	}
-	return kb_suite_check("run", &cli->s);
+	return guest ? 0 : kb_suite_check("run", &cli->s);
 }
 
 /* Fails early when -o cannot be written, before minutes of measuring. */
@@ -140,7 +141,7 @@ int cmd_run(int argc, char **argv)
 	struct kb_store *store = NULL;
 	struct kb_run run;
 	char err[512];
-	int rc = parse_run_args(argc, argv, &cli), failed = 0, herr;
+	int rc = parse_run_args(argc, argv, &cli, false), failed = 0, herr;
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
@@ -186,5 +187,30 @@ int cmd_run(int argc, char **argv)
 	}
 	kb_run_free(&run);
 	kb_store_close(store);
+	return rc;
+}
+
+int kb_run_check_guest_args(int argc, char **argv)
+{
+	struct run_cli cli = { .s.store = true, .cpu = -1 };
+	/* getopt reorders what it parses: a copy keeps the caller's order for the guest. */
+	char **copy = calloc((size_t)argc + 2, sizeof(*copy));
+	int rc;
+
+	if (!copy) {
+		kb_err("run: out of memory");
+		return KB_EXIT_ENV;
+	}
+	copy[0] = "run";
+	for (int i = 0; i < argc; i++)
+		copy[i + 1] = argv[i];
+	optind = 0;
+	rc = parse_run_args(argc + 1, copy, &cli, true);
+	if (!rc && kb_harness_count_cases(&cli.s.opts) == 0) {
+		kb_err("run: no benchmark matches '%s' (see kbench list)",
+		       cli.s.opts.filter ? cli.s.opts.filter : "*");
+		rc = KB_EXIT_USAGE;
+	}
+	free(copy);
 	return rc;
 }

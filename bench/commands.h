@@ -22,4 +22,11 @@ int cmd_vm(int argc, char **argv);	/* kernel/vm/cmd_vm.c */
 int cmd_ab(int argc, char **argv);	/* kernel/vm/cmd_ab.c */
 int cmd_restore(int argc, char **argv);	/* bench/cmd_restore.c */
 
+/*
+ * The options of a `kbench run` that vm run or ab will start in a guest,
+ * checked before any boot (not --net-dev: that is the guest's device).
+ * 0, -1 when --help was printed, or an exit code with the error printed.
+ */
+int kb_run_check_guest_args(int argc, char **argv);	/* bench/cmd_run.c */
+
 #endif

@@ -152,6 +152,8 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 	}
 	cli->run_args = argv + optind;
 	cli->nrun_args = argc - optind;
+	if ((rc = kb_run_check_guest_args(cli->nrun_args, cli->run_args)))
+		return rc;
 	/* The VM options were given once: both sides boot the same way. */
 	cli->side[1] = cli->side[0];
 	for (int s = 0; s < 2; s++) {

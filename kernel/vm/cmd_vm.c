@@ -84,6 +84,9 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 	}
 	cli->job.args = optind < argc ? argv + optind : default_args;
 	cli->job.nargs = optind < argc ? argc - optind : 2;
+	if (kb_vm_job_is_run(&cli->job) &&
+	    (rc = kb_run_check_guest_args(cli->job.nargs - 1, cli->job.args + 1)))
+		return rc;
 	return kb_vm_job_check("vm run", &cli->job);
 }
 
