@@ -183,9 +183,46 @@ static void clean_tmp(const char *tmp)
 	rmdir(tmp);
 }
 
+/* A .kbench line "samples N": N in 1..100000 into *samples; false when it is not one. */
+static bool samples_line(const char *line, long *samples)
+{
+	return !strncmp(line, "samples ", 8) && kb_parse_long(line + 8, 1, 100000, samples);
+}
+
+/*
+ * Checks a .kbench file before anything runs or is stored: every line a
+ * comment, "samples N" or a filter that matches some benchmark.
+ */
+static int check_benchmarks(const char *file)
+{
+	struct kb_run_opts o = { .full = false };
+	char *text = kb_read_file(file, NULL), *line, *save = NULL, shown[128];
+	int rc = 0;
+	long samples;
+
+	if (!text) {
+		kb_err("workload: %s: %s", file, strerror(errno));
+		return KB_EXIT_USAGE;
+	}
+	for (line = strtok_r(text, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || samples_line(line, &samples))
+			continue;
+		o.filter = line;
+		if (!strncmp(line, "samples", 7) || kb_harness_count_cases(&o) == 0) {
+			kb_err("workload: %s: '%s' is neither \"samples N\" (1..100000) nor a "
+			       "benchmark filter (see kbench list)", file,
+			       kb_sanitize_line(line, shown, sizeof(shown)));
+			rc = KB_EXIT_USAGE;
+		}
+	}
+	free(text);
+	return rc;
+}
+
 /*
  * A .kbench workload: the listed benchmarks through the harness, into one
  * run (the network ones build their own namespaces: the topology code).
+ * The file was checked (check_benchmarks).
  */
 static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
 {
@@ -205,10 +242,8 @@ static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
 	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] == '#' || !line[0])
 			continue;
-		if (!strncmp(line, "samples ", 8)) {
-			o.samples = strtol(line + 8, NULL, 10);
+		if (samples_line(line, &o.samples))
 			continue;
-		}
 		o.filter = line;
 		err = kb_harness_run(&o, r, &failed);
 	}
@@ -239,6 +274,12 @@ static int run(const char *name, const char *label, const char *db, bool store)
 
 	static const char *const kinds[] = { "hyperfine", "fio", "kbench" };
 
+	/* A name, not a path: only the files of the workload directory are run. */
+	if (!name[0] || name[0] == '.' || strchr(name, '/') || strlen(name) > 200) {
+		kb_err("workload: bad name '%s': a name from kbench workload list", name);
+		return KB_EXIT_USAGE;
+	}
+
 	for (int k = 0; k < 3 && !kind; k++) {
 		snprintf(file, sizeof(file), "%s/%s.%s", DIR_WORKLOADS, name, kinds[k]);
 		if (access(file, R_OK) == 0)
@@ -248,6 +289,8 @@ static int run(const char *name, const char *label, const char *db, bool store)
 		kb_err("workload: no workload '%s' (see kbench workload list)", name);
 		return KB_EXIT_USAGE;
 	}
+	if (!strcmp(kind, "kbench") && (rc = check_benchmarks(file)))
+		return rc;
 	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
@@ -321,8 +364,13 @@ int cmd_workload(int argc, char **argv)
 		}
 		return kb_bad_option("workload", argv);
 	}
-	if (optind < argc && !strcmp(argv[optind], "list") && optind + 1 == argc)
+	if (optind < argc && !strcmp(argv[optind], "list") && optind + 1 == argc) {
+		if (cli.label || cli.db || !cli.store) {
+			kb_err("workload list: --label, --db and --no-store are options of workload run");
+			return KB_EXIT_USAGE;
+		}
 		return list();
+	}
 	if (optind + 2 == argc && !strcmp(argv[optind], "run"))
 		return run(argv[optind + 1], cli.label, cli.db, cli.store);
 	kb_err("workload: expected 'list' or 'run NAME' (see kbench workload --help)");
