@@ -3,7 +3,9 @@
 #include "../commands.h"
 #include "../util.h"
 
+#include <errno.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +44,14 @@ static bool parse_kv(const char *kv, struct kb_shaper *s, struct kb_shaper *leav
 		return !strcmp(eq, "pps") || !strcmp(eq, "bps");
 	}
 	if (!strcmp(key, "leaf")) {
-		char scope[16];
+		char scope[16], tail;
 		unsigned id, w = 0;
-		int got = sscanf(eq, "%15[a-z]:%u:%u", scope, &id, &w);
+		int got = sscanf(eq, "%15[a-z]:%u:%u%c", scope, &id, &w, &tail);
 		struct kb_shaper *l = &leaves[*nleaves];
 
-		if (*nleaves == MAX_LEAVES || got < 2 || !kb_shaper_scope_parse(scope, &l->handle.scope))
+		/* %u takes "-1" as 4294967295: no sign anywhere. */
+		if (*nleaves == MAX_LEAVES || got < 2 || got > 3 || strchr(eq, '-') ||
+		    strchr(eq, '+') || !kb_shaper_scope_parse(scope, &l->handle.scope))
 			return false;
 		l->handle.id = id;
 		l->has_weight = got == 3;
@@ -55,8 +59,12 @@ static bool parse_kv(const char *kv, struct kb_shaper *s, struct kb_shaper *leav
 		(*nleaves)++;
 		return true;
 	}
+	/* strtoull takes "-1" as 2^64-1: digits only; 32-bit attributes stay in range. */
+	errno = 0;
 	v = strtoull(eq, &end, 10);
-	if (end == eq || *end)
+	if (end == eq || *end || errno || *eq < '0' || *eq > '9')
+		return false;
+	if (v > UINT32_MAX && strcmp(key, "bw-max") && strcmp(key, "bw-min") && strcmp(key, "burst"))
 		return false;
 	if (!strcmp(key, "id"))
 		s->handle.id = (uint32_t)v;
@@ -148,6 +156,18 @@ int cmd_shaper(int argc, char **argv)
 	s.ifindex = ifindex;
 	if (!strcmp(sub, "group"))
 		s.handle.id = KB_SHAPER_NODE_NEW;
+	if (!strcmp(sub, "caps") && argc > 3) {
+		uint32_t scope;
+
+		if (!kb_shaper_scope_parse(argv[3], &scope)) {
+			kb_err("shaper caps: bad scope '%s': netdev, queue or node", argv[3]);
+			return KB_EXIT_USAGE;
+		}
+		if (argc > 4) {
+			kb_err("shaper caps: unexpected argument '%s'", argv[4]);
+			return KB_EXIT_USAGE;
+		}
+	}
 	for (int i = 3; strcmp(sub, "caps") && i < argc; i++)
 		if (!parse_kv(argv[i], &s, leaves, &nleaves)) {
 			kb_err("shaper %s: bad argument '%s' (see kbench shaper --help)", sub, argv[i]);
