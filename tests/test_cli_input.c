@@ -267,9 +267,10 @@ Test(cli_input, napi_bad_input_is_one_line)
 		{ "napi list --ifindex abc", "--ifindex" },
 		{ "napi list extra", "unexpected argument" },
 		{ "napi set 1 defer-hard-irqs=1 --ifindex 3", "--ifindex" },
-		{ "napi serve 127.0.0.1 --ifindex 3", "--ifindex" },
-		{ "napi serve 127.0.0.1 --json", "--json" },
-		{ "napi serve 300.1.1.1", "300.1.1.1" },
+		/* seconds=5: a serve that starts (the old code) ends by itself. */
+		{ "napi serve 127.0.0.1 seconds=5 --ifindex 3", "--ifindex" },
+		{ "napi serve 127.0.0.1 seconds=5 --json", "--json" },
+		{ "napi serve 300.1.1.1 seconds=5", "300.1.1.1" },
 		{ "napi serve 127.0.0.1 seconds=0", "seconds=0" },
 	};
 	static struct cli_result r;
