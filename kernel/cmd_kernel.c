@@ -128,7 +128,7 @@ static int kernel_main(int argc, char **argv, bool build)
 	struct kb_kernel_build b = { .fragments = KB_FRAGMENT_DIR,
 				     .jobs = sysconf(_SC_NPROCESSORS_ONLN) };
 	char image[4200], config[4200], err[1024];
-	bool json = false;
+	bool json = false, build_only = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:j:Jh", opts, NULL)) != -1) {
@@ -138,21 +138,26 @@ static int kernel_main(int argc, char **argv, bool build)
 			break;
 		case OPT_CONFIG_ONLY:
 			b.config_only = true;
+			build_only = true;
 			break;
 		case OPT_FEATURES:
 			b.features = optarg;
+			build_only = true;
 			break;
 		case OPT_TINY:
 			b.tiny = true;
+			build_only = true;
 			break;
 		case 'o':
 			b.out = optarg;
+			build_only = true;
 			break;
 		case 'j':
 			if (!kb_parse_long(optarg, 1, 1024, &b.jobs)) {
 				kb_err("kernel: bad -j '%s': expected 1..1024", optarg);
 				return KB_EXIT_USAGE;
 			}
+			build_only = true;
 			break;
 		case 'J':
 			json = true;
@@ -167,6 +172,11 @@ static int kernel_main(int argc, char **argv, bool build)
 	if (argc - optind > 1 || (build && argc - optind != 1)) {
 		kb_err("kernel %s: %s", build ? "build" : "check",
 		       build ? "expected one kernel source tree (KSRC)" : "expected at most one CONFIG");
+		return KB_EXIT_USAGE;
+	}
+	if (!build && build_only) {
+		kb_err("kernel check: -o, -j, --config-only, --features and --tiny are options of "
+		       "kernel build");
 		return KB_EXIT_USAGE;
 	}
 	if (!build)

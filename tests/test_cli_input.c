@@ -364,7 +364,7 @@ Test(cli_input, kernel_build_bad_input_is_exit_2_before_make)
 {
 	char tree[400], script[500], made[500];
 	static struct cli_result r;
-	char cases[6][1200], needles[6][64];
+	char cases[7][1200], needles[7][64];
 	size_t n = 0;
 
 	/* A tree that passes for a kernel's, whose make would leave a mark if run. */
@@ -393,6 +393,8 @@ Test(cli_input, kernel_build_bad_input_is_exit_2_before_make)
 	snprintf(needles[n++], sizeof(needles[0]), "--fragments");
 	snprintf(cases[n], sizeof(cases[n]), "kernel build %s --features vm,nosuch", tree);
 	snprintf(needles[n++], sizeof(needles[0]), "nosuch");
+	snprintf(cases[n], sizeof(cases[n]), "kernel check -j 4 --tiny");
+	snprintf(needles[n++], sizeof(needles[0]), "options of kernel build");
 	for (size_t i = 0; i < n; i++) {
 		char mark[400];
 
