@@ -64,7 +64,6 @@ static int features_check(const char *fragments, const char *features, char *err
 
 	if (!names)
 		snprintf(err, size, "--fragments: %s", why);
-
 	while (!rc && p && *p) {
 		size_t len = strcspn(p, ",");
 		bool found = false;
