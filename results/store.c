@@ -78,10 +78,63 @@ static int check_schema(struct kb_store *s, char *err, size_t size)
 	return ok ? 0 : -1;
 }
 
+/* Number of tables, indexes and views in the file: 0 for a new or empty one. */
+static int count_objects(sqlite3 *db, int *n)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/*
+ * Creates the schema, but only in a file with nothing in it: a database of
+ * someone else's is never written to. The check and the creation share one
+ * write transaction, so two kbench creating the same store do not race.
+ */
+static int create_schema(struct kb_store *s, char *err, size_t size)
+{
+	int n = -1, rc;
+
+	if (count_objects(s->db, &n) == SQLITE_OK && n > 0)
+		return 0;	/* check_schema tells a store from a stranger */
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, "cannot write", err, size);
+	rc = count_objects(s->db, &n);
+	if (rc == SQLITE_OK && n == 0)
+		rc = sqlite3_exec(s->db, schema_sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		db_fail(s, "creating the schema", err, size);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Readers open the file read-write where they may, so that they can roll
+ * back a hot journal or recover the WAL a killed writer left; query_only
+ * keeps them from changing any data. A file they may not write is opened
+ * read-only.
+ */
+static int open_flags(const char *path, bool create)
+{
+	if (create)
+		return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	return access(path, W_OK) == 0 ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+}
+
 struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t size)
 {
 	struct kb_store *s = calloc(1, sizeof(*s));
-	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 
 	if (!s) {
 		snprintf(err, size, "%s: out of memory", path);
@@ -93,33 +146,29 @@ struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t 
 		free(s);
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &s->db, open_flags(path, create), NULL) != SQLITE_OK) {
 		db_fail(s, "cannot open", err, size);
 		kb_store_close(s);
 		return NULL;
 	}
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-	if (create && sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) == SQLITE_OK) {
-		if (sqlite3_exec(s->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
-			db_fail(s, "creating the schema", err, size);
-			sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
-			kb_store_close(s);
-			return NULL;
-		}
-		if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
-			db_fail(s, "creating the schema", err, size);
-			kb_store_close(s);
-			return NULL;
-		}
-	} else if (create) {
-		db_fail(s, "cannot write", err, size);
+	/*
+	 * The WAL and its index stay beside the store when the last connection
+	 * closes: a user who may not write the directory can still read it.
+	 */
+	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
+	if (!create)
+		sqlite3_exec(s->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
+	if ((create && create_schema(s, err, size)) || check_schema(s, err, size)) {
 		kb_store_close(s);
 		return NULL;
 	}
-	if (check_schema(s, err, size)) {
-		kb_store_close(s);
-		return NULL;
-	}
+	/*
+	 * WAL: readers never block the writer nor it them. Set once, kept in
+	 * the file; a store another kbench holds just stays as it is for now.
+	 */
+	if (create)
+		sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL);
 	return s;
 }
 
@@ -195,26 +244,33 @@ static void compact_time(const char *iso, char *out, size_t size)
 	out[n] = '\0';
 }
 
+/* 1 when a run with this id is stored, 0 when not, or an SQLite error code < 0. */
+static int id_taken(sqlite3 *db, const char *id)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE id=?1", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return -rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -rc;
+}
+
+/* The first free "<stamp>-<host>-N": imported runs may hold any N. */
 static int pick_run_id(sqlite3 *db, struct kb_run *run)
 {
 	char prefix[100], stamp[20];
-	sqlite3_stmt *st;
-	int rc, seq = 1;
+	int taken = 1;
 
 	compact_time(run->started, stamp, sizeof(stamp));
 	snprintf(prefix, sizeof(prefix), "%s-%s-", stamp, run->host);
-	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM runs WHERE substr(id,1,?2)=?1",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, (int)strlen(prefix));
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		seq += sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	snprintf(run->id, sizeof(run->id), "%s%d", prefix, seq);
-	return rc == SQLITE_ROW ? SQLITE_OK : rc;
+	for (int seq = 1; taken == 1; seq++) {
+		snprintf(run->id, sizeof(run->id), "%s%d", prefix, seq);
+		taken = id_taken(db, run->id);
+	}
+	return taken < 0 ? -taken : SQLITE_OK;
 }
 
 static int insert_samples(sqlite3 *db, sqlite3_int64 result_id, const double *v, size_t n,
@@ -262,10 +318,10 @@ static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const stru
 	return rc;
 }
 
-static int insert_run(sqlite3 *db, struct kb_run *run)
+static int insert_run(sqlite3 *db, struct kb_run *run, bool keep_id)
 {
 	char *env = json_or_empty(run->environment), *feat = json_or_empty(run->features);
-	int rc = pick_run_id(db, run);
+	int rc = keep_id ? SQLITE_OK : pick_run_id(db, run);
 
 	if (rc == SQLITE_OK) {
 		const char *texts[] = { run->id, run->label, run->host, run->started,
@@ -290,23 +346,43 @@ static int insert_run(sqlite3 *db, struct kb_run *run)
 	return rc;
 }
 
+static int save_run(struct kb_store *s, struct kb_run *run, bool keep_id, char *err,
+		    size_t size)
+{
+	const char *failed = NULL;
+
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+		failed = "cannot start a write";
+	else if (insert_run(s->db, run, keep_id) != SQLITE_OK)
+		failed = "storing the run";
+	else if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK)
+		failed = "committing the run";
+	if (!failed)
+		return 0;
+	db_fail(s, failed, err, size);
+	sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+	if (!keep_id)
+		run->id[0] = '\0';
+	return -1;
+}
+
 int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t size)
 {
-	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(s, "cannot start a write", err, size);
-	if (insert_run(s->db, run) != SQLITE_OK) {
-		db_fail(s, "storing the run", err, size);
-		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
-		run->id[0] = '\0';
+	return save_run(s, run, false, err, size);
+}
+
+int kb_store_save_run_as(struct kb_store *s, struct kb_run *run, char *err, size_t size)
+{
+	if (!run->id[0]) {
+		snprintf(err, size, "%s: a run to store under its own id has none", s->path);
 		return -1;
 	}
-	if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
-		db_fail(s, "committing the run", err, size);
-		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
-		run->id[0] = '\0';
-		return -1;
-	}
-	return 0;
+	return save_run(s, run, true, err, size);
+}
+
+const char *kb_store_path(const struct kb_store *s)
+{
+	return s->path;
 }
 
 /* ---- reading ---- */

@@ -18,8 +18,11 @@ struct kb_store;
 const char *kb_store_default_path(void);
 
 /*
- * Opens path. create: make the file and schema when missing (kbench run);
- * otherwise a missing file is an error. Checks the file really is a kbench
+ * Opens path. create: make the file and schema when missing or empty
+ * (kbench run), and use WAL so readers never block the writer; any other
+ * database is refused without a write. Otherwise a missing file is an error,
+ * and the store is opened to read only (a hot journal or WAL a killed
+ * writer left is still recovered). Checks the file really is a kbench
  * store. NULL with err filled on failure.
  */
 struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t size);
@@ -30,6 +33,15 @@ void kb_store_close(struct kb_store *s);
  * and host, and stores the whole run in one transaction. 0 or -1 with err.
  */
 int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t size);
+
+/*
+ * Stores the run under the id it has (an exported run coming back); a
+ * stored run with that id already is an error. 0 or -1 with err.
+ */
+int kb_store_save_run_as(struct kb_store *s, struct kb_run *run, char *err, size_t size);
+
+/* The path the store was opened with. */
+const char *kb_store_path(const struct kb_store *s);
 
 /* Loads the run with this id. 1 found, 0 not found, -1 error (err filled). */
 int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
