@@ -17,6 +17,7 @@
 #include "../analysis/stats.h"
 
 #include "../results/json.h"
+#include "../results/keep.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -263,7 +264,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 		     struct kb_run *runs)
 {
-	char err[512];
+	char err[2048];
 
 	for (long i = 0; i < cli->runs; i++) {
 		int failed = 0, herr;
@@ -282,9 +283,9 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 			kb_err("calibrate: %s", herr ? strerror(-herr) : "a case failed (see kbench run)");
 			return KB_EXIT_ENV;
 		}
-		if (store && kb_store_save_run(store, &runs[i], err, sizeof(err))) {
+		if (store && kb_store_keep_run(store, &runs[i], err, sizeof(err))) {
 			kb_err("calibrate: run not stored: %s", err);
-			return KB_EXIT_USAGE;
+			return KB_EXIT_ENV;
 		}
 	}
 	return 0;

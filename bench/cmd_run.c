@@ -8,6 +8,7 @@
 #include "util.h"
 #include "../analysis/report_text.h"
 #include "../results/json.h"
+#include "../results/keep.h"
 #include "../results/store.h"
 
 #include <errno.h>
@@ -115,12 +116,12 @@ static int pin_cpu(long cpu)
 
 static int finish_run(const struct run_cli *cli, struct kb_store *store, struct kb_run *run)
 {
-	char err[512];
+	char err[2048];
 	int rc = KB_EXIT_OK;
 
-	if (store && kb_store_save_run(store, run, err, sizeof(err))) {
+	if (store && kb_store_keep_run(store, run, err, sizeof(err))) {
 		kb_err("run not stored: %s", err);
-		rc = KB_EXIT_USAGE;
+		rc = KB_EXIT_ENV;
 	}
 	if (cli->output && kb_run_write_json(run, cli->output, err, sizeof(err))) {
 		kb_err("run: writing -o: %s", err);

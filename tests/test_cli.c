@@ -154,10 +154,15 @@ Test(cli, sqlite_file_that_is_not_kbench)
 	free(r);
 }
 
-/* Another writer holds the database: kbench waits, then says so; nothing is lost. */
+/*
+ * Another writer holds the database: kbench waits, then says so and saves
+ * the run aside (exit 3, test_store_safety.c imports it); the store is untouched.
+ */
 Test(cli, locked_database, .timeout = 60)
 {
 	struct cli_result *r = malloc(sizeof(*r));
+	size_t len;
+	char *now;
 	sqlite3 *h;
 
 	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
@@ -165,7 +170,14 @@ Test(cli, locked_database, .timeout = 60)
 	run_cli(r, "run -f mm/guard/vmas -r 1 -q --db %s", db);
 	sqlite3_exec(h, "ROLLBACK;", NULL, NULL, NULL);
 	sqlite3_close(h);
-	expect_usage_error(r, "locked");
+	cr_expect_eq(r->status, 3, "exit %d: %s", r->status, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "locked"), "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "saved as"), "%s", r->err);
+	now = slurp(db, &len);
+	cr_expect(now && len == db_len && memcmp(now, db_before, len) == 0,
+		  "the database changed");
+	free(now);
 	free(r);
 }
 

@@ -1,4 +1,7 @@
-/* kbench import hyperfine|fio|iperf3 FILE: another tool's JSON into the store. */
+/*
+ * kbench import hyperfine|fio|iperf3 FILE: another tool's JSON into the
+ * store; kbench import kbench FILE...: exported runs back into a store.
+ */
 #include "cmd_import.h"
 #include "import.h"
 #include "../bench/commands.h"
@@ -6,6 +9,7 @@
 #include "../bench/suite_options.h"
 #include "../bench/util.h"
 #include "../results/json.h"
+#include "../results/keep.h"
 #include "../results/store.h"
 
 #include <errno.h>
@@ -21,7 +25,12 @@ static const char usage[] =
 	"  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
 	"  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
 	"  name), keeping every raw sample, and stores it. A malformed or truncated\n"
-	"  file is rejected with one line and exit 2; nothing is stored.\n";
+	"  file is rejected with one line and exit 2; nothing is stored.\n"
+	"usage: kbench import kbench FILE... [--db PATH] [--no-store]\n"
+	"  Stores runs exported by kbench (kbench-run/1: export, run -o, a run\n"
+	"  saved aside when the store was busy) under their own ids: a run stored\n"
+	"  already is skipped, so this also merges one store into another.\n"
+	"  --no-store only checks the files.\n";
 
 static const struct {
 	const char *tool;
@@ -63,7 +72,7 @@ int kb_import_file(const char *tool, const char *path, const char *name, const c
 		if (!strcmp(tool, importers[i].tool))
 			fn = importers[i].fn;
 	if (!fn) {
-		kb_err("import: unknown tool '%s': hyperfine, fio or iperf3", tool);
+		kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
 		return KB_EXIT_USAGE;
 	}
 	text = kb_read_file(path, &len);
@@ -94,6 +103,43 @@ int kb_import_file(const char *tool, const char *path, const char *name, const c
 	return 0;
 }
 
+/*
+ * Reads every file first (a bad one stops the import before anything is
+ * stored), then stores each run under its id, once.
+ */
+static int import_kbench(char **files, int n, struct kb_store *s)
+{
+	struct kb_run *runs = calloc((size_t)n, sizeof(*runs));
+	char err[1024];
+	int rc = 0, read = 0;
+
+	if (!runs) {
+		kb_err("import: out of memory");
+		return KB_EXIT_ENV;
+	}
+	for (; read < n; read++)
+		if (kb_run_read_json(files[read], &runs[read], err, sizeof(err))) {
+			kb_err("import: %s", err);
+			rc = KB_EXIT_USAGE;
+			break;
+		}
+	for (int i = 0; i < n && !rc; i++) {
+		int stored = s ? kb_store_import_run(s, &runs[i], err, sizeof(err)) : 1;
+
+		if (stored < 0) {
+			kb_err("import: %s: %s", files[i], err);
+			rc = stored == KB_IMPORT_CONFLICT ? KB_EXIT_USAGE : KB_EXIT_ENV;
+		} else {
+			printf("%s: run %s (%zu results) %s\n", files[i], runs[i].id,
+			       runs[i].nresults, !s ? "read" : stored ? "stored" : "already stored");
+		}
+	}
+	for (int i = 0; i < read; i++)
+		kb_run_free(&runs[i]);
+	free(runs);
+	return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	enum { OPT_NAME = KB_OPT_SUITE_END };
@@ -110,7 +156,7 @@ int cmd_import(int argc, char **argv)
 	const char *name = NULL;
 	struct kb_store *s = NULL;
 	struct kb_run run;
-	char err[512];
+	char err[2048];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
@@ -131,7 +177,11 @@ int cmd_import(int argc, char **argv)
 			return kb_bad_option("import", argv);
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind >= 2 && !strcmp(argv[optind], "kbench") && (name || cli.label)) {
+		kb_err("import: kbench runs keep their own name and label (no --name, --label)");
+		return KB_EXIT_USAGE;
+	}
+	if (argc - optind != 2 && !(argc - optind > 2 && !strcmp(argv[optind], "kbench"))) {
 		kb_err("import: expected TOOL and FILE (see kbench import --help)");
 		return KB_EXIT_USAGE;
 	}
@@ -141,14 +191,19 @@ int cmd_import(int argc, char **argv)
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
 	}
+	if (!strcmp(argv[optind], "kbench")) {
+		rc = import_kbench(argv + optind + 1, argc - optind - 1, s);
+		kb_store_close(s);
+		return rc;
+	}
 	rc = kb_import_file(argv[optind], argv[optind + 1], name, cli.label, &run);
 	if (rc) {
 		kb_store_close(s);
 		return rc;
 	}
-	if (s && kb_store_save_run(s, &run, err, sizeof(err))) {
+	if (s && kb_store_keep_run(s, &run, err, sizeof(err))) {
 		kb_err("import: not stored: %s", err);
-		rc = KB_EXIT_USAGE;
+		rc = KB_EXIT_ENV;
 	}
 	if (!rc && cli.json)
 		rc = kb_run_write_json(&run, "-", err, sizeof(err)) ? KB_EXIT_USAGE : 0;

@@ -11,6 +11,7 @@
 #include "../bench/undo.h"
 #include "../bench/suite_options.h"
 #include "../bench/util.h"
+#include "../results/keep.h"
 #include "../results/store.h"
 
 #include <dirent.h>
@@ -264,7 +265,7 @@ static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
 
 static int run(const char *name, const char *label, const char *db, bool store)
 {
-	char file[512], tmp[64] = "/tmp/kbench-workload-XXXXXX", json[600], err[512];
+	char file[512], tmp[64] = "/tmp/kbench-workload-XXXXXX", json[600], err[2048];
 	char names[MAX_COMMANDS][64];
 	long peaks[MAX_COMMANDS];
 	const char *kind = NULL;
@@ -327,9 +328,9 @@ store_it:
 			if (!strcmp(r.results[i].params, want) && peaks[c] >= 0)
 				kb_result_add_factf(&r.results[i], "peak_vmas", "%ld", peaks[c]);
 		}
-	if (s && kb_store_save_run(s, &r, err, sizeof(err))) {
+	if (s && kb_store_keep_run(s, &r, err, sizeof(err))) {
 		kb_err("workload: not stored: %s", err);
-		rc = KB_EXIT_USAGE;
+		rc = KB_EXIT_ENV;
 	}
 	if (!rc)
 		printf("workload %s: %zu results%s%s\n", name, r.nresults, s ? ", stored as run " : "",

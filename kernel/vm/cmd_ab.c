@@ -8,6 +8,7 @@
 #include "../../bench/commands.h"
 #include "../../bench/undo.h"
 #include "../../bench/util.h"
+#include "../../results/keep.h"
 #include "../../results/store.h"
 
 #include <stdio.h>
@@ -168,7 +169,7 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 static int boot_side(struct ab_cli *cli, int s, int nth, struct kb_store *store)
 {
 	struct kb_vm_job *j = &cli->side[s];
-	char *args[MAX_RUN_ARGS], err[1024];
+	char *args[MAX_RUN_ARGS], err[2048];
 	struct kb_vm_outcome o;
 	struct kb_run run;
 	int n = 0, rc = 0;
@@ -191,9 +192,9 @@ static int boot_side(struct ab_cli *cli, int s, int nth, struct kb_store *store)
 	if (kb_vm_outcome_run(j, &o, &run, err, sizeof(err))) {
 		kb_err("ab: %s boot %d: %s (guest exit %d)", side_name[s], nth, err, o.guest_rc);
 		rc = KB_EXIT_ENV;
-	} else if (kb_store_save_run(store, &run, err, sizeof(err))) {
+	} else if (kb_store_keep_run(store, &run, err, sizeof(err))) {
 		kb_err("ab: %s boot %d: run not stored: %s", side_name[s], nth, err);
-		rc = KB_EXIT_USAGE;
+		rc = KB_EXIT_ENV;
 	} else {
 		fprintf(stderr, "kbench: ab: stored run %s (%s, %s, %zu results, booted in %.1f s, "
 			"%.1f s in all)\n", run.id, run.label, o.accel, run.nresults, o.boot_s,

@@ -5,6 +5,7 @@
 #include "../../bench/undo.h"
 #include "../../bench/util.h"
 #include "../../results/json.h"
+#include "../../results/keep.h"
 #include "../../results/store.h"
 
 #include <stdio.h>
@@ -95,7 +96,7 @@ static int take_run(const struct vm_cli *cli, struct kb_store *store,
 		    const struct kb_vm_outcome *o)
 {
 	struct kb_run run;
-	char err[512];
+	char err[2048];
 	int rc = o->guest_rc;
 
 	if (kb_vm_outcome_run(&cli->job, o, &run, err, sizeof(err))) {
@@ -103,9 +104,9 @@ static int take_run(const struct vm_cli *cli, struct kb_store *store,
 		kb_run_free(&run);
 		return KB_EXIT_ENV;
 	}
-	if (store && kb_store_save_run(store, &run, err, sizeof(err))) {
+	if (store && kb_store_keep_run(store, &run, err, sizeof(err))) {
 		kb_err("vm run: run not stored: %s", err);
-		rc = KB_EXIT_USAGE;
+		rc = KB_EXIT_ENV;
 	}
 	if (cli->json) {
 		if (kb_run_write_json(&run, "-", err, sizeof(err)))

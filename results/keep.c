@@ -1,0 +1,91 @@
+#include "keep.h"
+#include "json.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * An id for a run the store refused: no store hands out "-uPID" (its
+ * sequence is numeric), so importing the file later cannot meet a run
+ * stored meanwhile under the same id.
+ */
+static void unstored_id(struct kb_run *run)
+{
+	char stamp[20];
+	size_t n = 0;
+
+	for (const char *t = run->started; *t && n + 1 < sizeof(stamp); t++)
+		if (*t != '-' && *t != ':')
+			stamp[n++] = *t;
+	stamp[n] = '\0';
+	snprintf(run->id, sizeof(run->id), "%s-%s-u%ld", stamp, run->host, (long)getpid());
+}
+
+/* Writes run beside the database, else in $TMPDIR or /tmp. 0 with file set. */
+static int save_aside(const struct kb_run *run, const char *db, char *file, size_t fsize,
+		      char *why, size_t wsize)
+{
+	const char *tmp = getenv("TMPDIR");
+	char copy[4096];
+
+	snprintf(file, fsize, "%s.unstored-%s.json", db, run->id);
+	if (!kb_run_write_json(run, file, why, wsize))
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", db);
+	snprintf(file, fsize, "%s/%s.unstored-%s.json", tmp && *tmp ? tmp : "/tmp",
+		 basename(copy), run->id);
+	return kb_run_write_json(run, file, why, wsize);
+}
+
+int kb_store_keep_run(struct kb_store *s, struct kb_run *run, char *err, size_t size)
+{
+	char why[1024], file[4200], werr[512];
+
+	if (!kb_store_save_run(s, run, why, sizeof(why)))
+		return 0;
+	if (!run->id[0])
+		unstored_id(run);
+	if (save_aside(run, kb_store_path(s), file, sizeof(file), werr, sizeof(werr)))
+		snprintf(err, size, "%s; saving it aside failed too: %s", why, werr);
+	else
+		snprintf(err, size, "%s; saved as %s; store it later with: kbench import kbench %s",
+			 why, file, file);
+	return -1;
+}
+
+/* Same run: equal JSON exports (summaries follow from the same samples). */
+static int same_run(const struct kb_run *a, const struct kb_run *b)
+{
+	cJSON *x = kb_run_to_json(a), *y = kb_run_to_json(b);
+	int same = x && y && cJSON_Compare(x, y, 1);
+
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	return same;
+}
+
+int kb_store_import_run(struct kb_store *s, struct kb_run *run, char *err, size_t size)
+{
+	struct kb_run stored;
+	int found;
+
+	if (!run->id[0])
+		return kb_store_save_run(s, run, err, size) ? -1 : 1;
+	found = kb_store_load_run(s, run->id, &stored, err, size);
+	if (found < 0)
+		return -1;
+	if (found) {
+		int same = same_run(run, &stored);
+
+		kb_run_free(&stored);
+		if (same)
+			return 0;
+		snprintf(err, size, "%s: run %s is stored already with other content",
+			 kb_store_path(s), run->id);
+		return KB_IMPORT_CONFLICT;
+	}
+	return kb_store_save_run_as(s, run, err, size) ? -1 : 1;
+}
