@@ -25,7 +25,7 @@ static const struct {
 	{ "export", cmd_export, "a stored run as kbench-run/1 JSON" },
 	{ "compare", cmd_compare, "A/B verdicts per metric; exit 1 on a regression" },
 	{ "workload", cmd_workload, "run a workload (fio, hyperfine) and store its results" },
-	{ "import", cmd_import, "hyperfine, fio or iperf3 JSON into the store" },
+	{ "import", cmd_import, "hyperfine, fio or iperf3 JSON, or exported runs, into the store" },
 	{ "report", cmd_report, "gnuplot charts and a static HTML dashboard from the store" },
 	{ "kernel", cmd_kernel, "which features a .config enables; configure and build a kernel tree" },
 	{ "vm", cmd_vm, "run a kbench command inside a VM booted on a given kernel image" },
