@@ -154,9 +154,11 @@ struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t 
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	/*
 	 * The WAL and its index stay beside the store when the last connection
-	 * closes: a user who may not write the directory can still read it.
+	 * closes, so a user who may not write the directory can still read it;
+	 * the WAL is emptied then, so no old page outlives the store it was for.
 	 */
 	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
+	sqlite3_exec(s->db, "PRAGMA journal_size_limit=0;", NULL, NULL, NULL);
 	if (!create)
 		sqlite3_exec(s->db, "PRAGMA query_only=1;", NULL, NULL, NULL);
 	if ((create && create_schema(s, err, size)) || check_schema(s, err, size)) {

@@ -112,3 +112,14 @@ void store_synthetic_runs(const char *db, const char *host, const double *level,
 	kb_store_close(s);
 	gsl_rng_free(rng);
 }
+
+void unlink_store(const char *db)
+{
+	static const char *const sides[] = { "", "-wal", "-shm", "-journal" };
+	char path[4200];
+
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", db, sides[i]);
+		unlink(path);
+	}
+}

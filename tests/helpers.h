@@ -36,4 +36,7 @@ void store_synthetic_runs(const char *db, const char *host, const double *level,
 /* Path of the kbench binary under test. */
 const char *kbench_bin(void);
 
+/* Removes a store the test made: the database and the WAL, index and journal beside it. */
+void unlink_store(const char *db);
+
 #endif

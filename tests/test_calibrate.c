@@ -47,6 +47,6 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	run_cli(&r, "calibrate -f no/such --db %s", db);
 	cr_expect_eq(r.status, 2);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }

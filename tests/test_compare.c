@@ -347,7 +347,7 @@ Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 	cr_expect_leq(with, 2, "with the noise floor: %d of 100 A/A alarms", with);
 	cr_expect_geq(found, 90, "a 25%% slowdown found %d of 100 times", found);
 	kb_series_free(hist, nhist);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }
 
@@ -402,6 +402,6 @@ Test(compare, pooled_sides_use_their_own_spread_not_an_alternating_history, .tim
 	for (int k = 0; k < 6; k++)
 		kb_run_free(&runs[k]);
 	kb_series_free(hist, nhist);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }

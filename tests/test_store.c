@@ -130,7 +130,7 @@ Test(store, save_load_and_json_round_trip_every_sample)
 	kb_store_close(s);
 	kb_run_free(&run);
 	kb_run_free(&parsed);
-	unlink(db);
+	unlink_store(db);
 	unlink(json);
 	rmdir(dir);
 }
@@ -184,6 +184,6 @@ Test(store, cli_run_store_and_export_agree)
 	free(r);
 	unlink(a);
 	unlink(b);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }

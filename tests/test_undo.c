@@ -118,7 +118,7 @@ static void interrupt_capacity_run(int sig)
 	cr_expect_eq(read_sysctl(), orig, "%s left at %ld, was %ld", MAX_MAP_COUNT,
 		     read_sysctl(), orig);
 	cr_expect_eq(count_runs(db), 0, "an interrupted run was stored");
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }
 

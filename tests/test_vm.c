@@ -160,7 +160,7 @@ Test(vm, guest_run_is_stored_with_the_vm_environment, .timeout = 300)
 	cr_expect(skip, "the madv_guard method is skipped in 6.1 with the reason");
 	cJSON_Delete(doc);
 	unlink(file);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }
 
@@ -299,7 +299,7 @@ Test(vm, ab_of_one_image_is_all_same, .timeout = 600)
 	cr_expect_eq(count_lines(strstr(runs.out, "aa-base") ? runs.out : ""), 5,
 		     "a header and 4 runs: %s", runs.out);
 	cr_expect(strstr(runs.out, "aa-base") && strstr(runs.out, "aa-patched"), "%s", runs.out);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }
 
@@ -474,6 +474,6 @@ Test(vm, ab_gives_each_side_its_own_config, .timeout = 300)
 	cr_expect_str_neq(sha_a, sha_b, "both sides got the same config");
 	unlink(config);
 	unlink(image);
-	unlink(db);
+	unlink_store(db);
 	rmdir(dir);
 }
