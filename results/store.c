@@ -165,6 +165,12 @@ struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t 
 		kb_store_close(s);
 		return NULL;
 	}
+	/* SQLite falls back to reading a file it may not write: say so before any run. */
+	if (create && sqlite3_db_readonly(s->db, "main") == 1) {
+		snprintf(err, size, "%s: cannot write: read-only for this user", path);
+		kb_store_close(s);
+		return NULL;
+	}
 	/*
 	 * WAL: readers never block the writer nor it them. Set once, kept in
 	 * the file; a store another kbench holds just stays as it is for now.

@@ -373,3 +373,97 @@ Test(store_safety, hot_rollback_journal_is_rolled_back_by_readers, .timeout = 12
 	cr_expect_eq(r->status, 0, "report: exit %d: %s", r->status, r->err);
 	free(r);
 }
+
+/* Runs kbench as nobody (uid 65534) with env; exit code, stderr and stdout kept. */
+static int run_as_nobody(struct cli_result *r, const char *env, const char *args)
+{
+	char cmd[4096], out[320], err[320];
+	char *text;
+	int st;
+
+	snprintf(out, sizeof(out), "%s/nobody.out", dir);
+	snprintf(err, sizeof(err), "%s/nobody.err", dir);
+	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups env %s %s %s"
+		 " </dev/null >%s 2>%s", env, kbench_bin(), args, out, err);
+	st = system(cmd);
+	text = slurp(out, NULL);
+	snprintf(r->out, sizeof(r->out), "%s", text ? text : "");
+	free(text);
+	text = slurp(err, NULL);
+	snprintf(r->err, sizeof(r->err), "%s", text ? text : "");
+	free(text);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return r->status;
+}
+
+static void need_root_and_setpriv(void)
+{
+	if (geteuid() != 0 || system("command -v setpriv >/dev/null 2>&1") != 0)
+		cr_skip_test("needs root and setpriv to act as another user");
+}
+
+/*
+ * A user who may not write the store nor its directory reads it (the WAL
+ * and its index stay beside it), and a run of theirs is refused up front.
+ */
+Test(store_safety, user_who_may_not_write_reads_the_store, .timeout = 120)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	char args[1024];
+	size_t before_len, after_len;
+	char *before, *after;
+
+	need_root_and_setpriv();
+	cr_assert_eq(chmod(dir, 0755), 0);
+	import_sample(r);
+	before = slurp(db, &before_len);
+	snprintf(args, sizeof(args), "runs --db %s", db);
+	cr_expect_eq(run_as_nobody(r, "", args), 0, "runs: %s", r->err);
+	cr_expect_eq(count_lines(r->out), 2, "%s", r->out);
+	snprintf(args, sizeof(args), "import hyperfine %s --db %s", sample, db);
+	cr_expect_eq(run_as_nobody(r, "", args), 2, "import: %s", r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "read-only"), "%s", r->err);
+	after = slurp(db, &after_len);
+	cr_expect(before && after && before_len == after_len && !memcmp(before, after, after_len),
+		  "the store changed");
+	free(before);
+	free(after);
+	free(r);
+}
+
+/* The store refuses the run and its directory is not writable: the run goes to $TMPDIR. */
+Test(store_safety, refused_run_goes_to_tmpdir_when_the_store_dir_is_not_writable,
+     .timeout = 120)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	char tmp[320], args[1024], env[400], file[1024], side[320];
+	sqlite3 *h;
+
+	need_root_and_setpriv();
+	cr_assert_eq(chmod(dir, 0755), 0);
+	import_sample(r);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	cr_assert_eq(mkdir(tmp, 0777), 0);
+	cr_assert_eq(chmod(tmp, 0777), 0);
+	cr_assert_eq(chmod(db, 0666), 0);
+	snprintf(side, sizeof(side), "%s-wal", db);
+	cr_assert_eq(chmod(side, 0666), 0);
+	snprintf(side, sizeof(side), "%s-shm", db);
+	cr_assert_eq(chmod(side, 0666), 0);
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, "BEGIN EXCLUSIVE;", NULL, NULL, NULL), SQLITE_OK);
+	snprintf(env, sizeof(env), "TMPDIR=%s", tmp);
+	snprintf(args, sizeof(args), "import hyperfine %s --name aside --db %s", sample, db);
+	run_as_nobody(r, env, args);
+	sqlite3_exec(h, "ROLLBACK;", NULL, NULL, NULL);
+	sqlite3_close(h);
+	cr_expect_eq(r->status, 3, "exit %d: %s", r->status, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	saved_file(r->err, file, sizeof(file));
+	cr_expect_eq(strncmp(file, tmp, strlen(tmp)), 0, "%s is not in $TMPDIR", file);
+	run_cli(r, "import kbench %s --db %s", file, db);
+	cr_expect_eq(r->status, 0, "import kbench: %s", r->err);
+	cr_expect_eq(stored_runs(r), 2);
+	free(r);
+}
