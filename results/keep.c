@@ -1,6 +1,7 @@
 #include "keep.h"
 #include "json.h"
 
+#include <ctype.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +25,30 @@ static void unstored_id(struct kb_run *run)
 	snprintf(run->id, sizeof(run->id), "%s-%s-u%ld", stamp, run->host, (long)getpid());
 }
 
+/* The id as a file name part: a host name from a guest may hold anything. */
+static void id_for_file(const char *id, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *id && n + 1 < size; id++)
+		out[n++] = isalnum((unsigned char)*id) || strchr("._-", *id) ? *id : '_';
+	out[n] = '\0';
+}
+
 /* Writes run beside the database, else in $TMPDIR or /tmp. 0 with file set. */
 static int save_aside(const struct kb_run *run, const char *db, char *file, size_t fsize,
 		      char *why, size_t wsize)
 {
 	const char *tmp = getenv("TMPDIR");
-	char copy[4096];
+	char copy[4096], id[sizeof(run->id)];
 
-	snprintf(file, fsize, "%s.unstored-%s.json", db, run->id);
+	id_for_file(run->id, id, sizeof(id));
+	snprintf(file, fsize, "%s.unstored-%s.json", db, id);
 	if (!kb_run_write_json(run, file, why, wsize))
 		return 0;
 	snprintf(copy, sizeof(copy), "%s", db);
 	snprintf(file, fsize, "%s/%s.unstored-%s.json", tmp && *tmp ? tmp : "/tmp",
-		 basename(copy), run->id);
+		 basename(copy), id);
 	return kb_run_write_json(run, file, why, wsize);
 }
 

@@ -20,7 +20,7 @@ const char *kb_store_default_path(void);
 /*
  * Opens path. create: make the file and schema when missing or empty
  * (kbench run), and use WAL so readers never block the writer; any other
- * database is refused without a write. Otherwise a missing file is an error,
+ * database, or a store this user may not write, is refused without a write. Otherwise a missing file is an error,
  * and the store is opened to read only (a hot journal or WAL a killed
  * writer left is still recovered). Checks the file really is a kbench
  * store. NULL with err filled on failure.
