@@ -79,13 +79,46 @@ static int same_run(const struct kb_run *a, const struct kb_run *b)
 	return same;
 }
 
+/*
+ * A run exported without an id (run --no-store -o): the stored run with the
+ * same host, start and content, if any, lends it its id. 1 found, 0 not, -1.
+ */
+static int find_same(struct kb_store *s, struct kb_run *run, char *err, size_t size)
+{
+	char ids[16][128];
+	size_t n;
+
+	if (kb_store_ids_started(s, run->host, run->started, ids, 16, &n, err, size))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct kb_run stored;
+		int found = kb_store_load_run(s, ids[i], &stored, err, size), same;
+
+		if (found < 0)
+			return -1;
+		if (!found)
+			continue;
+		snprintf(run->id, sizeof(run->id), "%s", ids[i]);
+		same = same_run(run, &stored);
+		kb_run_free(&stored);
+		if (same)
+			return 1;
+	}
+	run->id[0] = '\0';
+	return 0;
+}
+
 int kb_store_import_run(struct kb_store *s, struct kb_run *run, char *err, size_t size)
 {
 	struct kb_run stored;
 	int found;
 
-	if (!run->id[0])
+	if (!run->id[0]) {
+		found = find_same(s, run, err, size);
+		if (found)
+			return found > 0 ? 0 : -1;
 		return kb_store_save_run(s, run, err, size) ? -1 : 1;
+	}
 	found = kb_store_load_run(s, run->id, &stored, err, size);
 	if (found < 0)
 		return -1;

@@ -24,7 +24,8 @@ int kb_store_keep_run(struct kb_store *s, struct kb_run *run, char *err, size_t 
 
 /*
  * Stores an exported run under its id (a run exported without one gets a
- * fresh id). 1 stored, 0 already stored with the same content, or with err
+ * fresh id, unless the same run is stored: then it gets that run's id).
+ * 1 stored, 0 already stored with the same content, or with err
  * KB_IMPORT_CONFLICT (the id holds another run) or -1 (the store failed).
  */
 int kb_store_import_run(struct kb_store *s, struct kb_run *run, char *err, size_t size);

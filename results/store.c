@@ -690,3 +690,23 @@ int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, 
 		return db_fail(s, "reading runs", err, size);
 	return rc == SQLITE_ROW;
 }
+
+int kb_store_ids_started(struct kb_store *s, const char *host, const char *started,
+			 char (*ids)[128], size_t max, size_t *n, char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE host=?1 AND started=?2"
+				    " ORDER BY id", -1, &st, NULL);
+
+	*n = 0;
+	if (rc != SQLITE_OK)
+		return db_fail(s, "reading runs", err, size);
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, started, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		snprintf(ids[(*n)++], 128, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(s, "reading runs", err, size);
+	return 0;
+}

@@ -40,6 +40,13 @@ int kb_store_save_run(struct kb_store *s, struct kb_run *run, char *err, size_t 
  */
 int kb_store_save_run_as(struct kb_store *s, struct kb_run *run, char *err, size_t size);
 
+/*
+ * The ids (at most max, *n of them) of the runs on host that started at
+ * started: the candidates for a run exported without an id. 0 or -1 with err.
+ */
+int kb_store_ids_started(struct kb_store *s, const char *host, const char *started,
+			 char (*ids)[128], size_t max, size_t *n, char *err, size_t size);
+
 /* The path the store was opened with. */
 const char *kb_store_path(const struct kb_store *s);
 

@@ -201,6 +201,19 @@ Test(store_safety, import_kbench_keeps_ids_and_merges_stores, .timeout = 120)
 	run_cli(r, "runs --db %s", merged);
 	cr_expect_eq(count_lines(r->out), 3, "runs stored twice: %s", r->out);
 
+	/* A run exported without an id (never stored) is stored once too. */
+	snprintf(bad, sizeof(bad), "%s/noid.json", dir);
+	run_cli(r, "run -f 'analysis/*' -r 2 -q --no-store -o %s", bad);
+	cr_assert_eq(r->status, 0, "run --no-store: %s", r->err);
+	run_cli(r, "import kbench %s --db %s", bad, merged);
+	cr_expect_eq(r->status, 0, "%s", r->err);
+	cr_expect_not_null(strstr(r->out, " stored"), "%s", r->out);
+	run_cli(r, "import kbench %s --db %s", bad, merged);
+	cr_expect_eq(r->status, 0, "%s", r->err);
+	cr_expect_not_null(strstr(r->out, "already stored"), "%s", r->out);
+	run_cli(r, "runs --db %s", merged);
+	cr_expect_eq(count_lines(r->out), 4, "the id-less run stored twice: %s", r->out);
+
 	/* Same id, other samples: one line, exit 2, the stored run untouched. */
 	snprintf(cmd, sizeof(cmd), "sed 's/0\\.0108/0.0208/' %s > %s", fa, bad);
 	cr_assert_eq(system(cmd), 0);
