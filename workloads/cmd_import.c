@@ -111,14 +111,14 @@ static int import_kbench(char **files, int n, struct kb_store *s)
 {
 	struct kb_run *runs = calloc((size_t)n, sizeof(*runs));
 	char err[1024];
-	int rc = 0, read = 0;
+	int rc = 0, nread = 0;
 
 	if (!runs) {
 		kb_err("import: out of memory");
 		return KB_EXIT_ENV;
 	}
-	for (; read < n; read++)
-		if (kb_run_read_json(files[read], &runs[read], err, sizeof(err))) {
+	for (; nread < n; nread++)
+		if (kb_run_read_json(files[nread], &runs[nread], err, sizeof(err))) {
 			kb_err("import: %s", err);
 			rc = KB_EXIT_USAGE;
 			break;
@@ -134,7 +134,7 @@ static int import_kbench(char **files, int n, struct kb_store *s)
 			       runs[i].nresults, !s ? "read" : stored ? "stored" : "already stored");
 		}
 	}
-	for (int i = 0; i < read; i++)
+	for (int i = 0; i < nread; i++)
 		kb_run_free(&runs[i]);
 	free(runs);
 	return rc;
