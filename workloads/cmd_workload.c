@@ -167,23 +167,6 @@ static int run_fio(const char *file, const char *tmp, char *json, size_t size)
 	return kb_spawn_run(argv, json, NULL);
 }
 
-/* Removes the temporary directory and what the tools left in it. */
-static void clean_tmp(const char *tmp)
-{
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-	char path[600];
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(tmp);
-}
-
 /* A .kbench line "samples N": N in 1..100000 into *samples; false when it is not one. */
 static bool samples_line(const char *line, long *samples)
 {
@@ -265,13 +248,14 @@ static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
 
 static int run(const char *name, const char *label, const char *db, bool store)
 {
-	char file[512], tmp[64] = "/tmp/kbench-workload-XXXXXX", json[600], err[2048];
+	char file[512], tmp[64], json[600], err[2048];
 	char names[MAX_COMMANDS][64];
 	long peaks[MAX_COMMANDS];
 	const char *kind = NULL;
 	struct kb_store *s = NULL;
 	struct kb_run r;
 	int ncmd = 0, rc;
+	unsigned mark;
 
 	static const char *const kinds[] = { "hyperfine", "fio", "kbench" };
 
@@ -300,8 +284,10 @@ static int run(const char *name, const char *label, const char *db, bool store)
 		rc = run_benchmarks(file, label, &r);
 		goto store_it;
 	}
-	if (!mkdtemp(tmp)) {
-		kb_err("workload: mkdtemp: %s", strerror(errno));
+	/* Journaled: a SIGKILL leaves the directory (and fio's data file) to the next start. */
+	mark = kb_undo_mark();
+	if ((rc = kb_workdir_make("/tmp/kbench-workload", tmp, sizeof(tmp)))) {
+		kb_err("workload: making a work directory: %s", strerror(-rc));
 		kb_store_close(s);
 		return KB_EXIT_ENV;
 	}
@@ -309,12 +295,12 @@ static int run(const char *name, const char *label, const char *db, bool store)
 				  : run_hyperfine(file, tmp, json, sizeof(json), names, peaks, &ncmd);
 	if (rc) {
 		kb_err("workload %s: %s failed (exit %d; installed? make setup)", name, kind, rc);
-		clean_tmp(tmp);
+		kb_undo_to(mark);
 		kb_store_close(s);
 		return KB_EXIT_ENV;
 	}
 	rc = kb_import_file(kind, json, name, label, &r);
-	clean_tmp(tmp);
+	kb_undo_to(mark);
 store_it:
 	if (rc) {
 		kb_store_close(s);
