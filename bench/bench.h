@@ -96,12 +96,22 @@ struct kb_bench {
 	bool lock_wait;
 	/* Whether a method x parameter combination is a case at all (NULL: all are). */
 	bool (*applies)(const struct kb_case *c);
+	/* What it needs beyond its family's needs (enum kb_need), checked before a run. */
+	unsigned needs;
+};
+
+/* Privileges a benchmark needs; `run` checks them up front (privilege.c). */
+enum kb_need {
+	KB_NEED_ROOT = 1u << 0,	/* euid 0: writes sysctls, reads /proc/slabinfo (0400) */
+	KB_NEED_BPF = 1u << 1,	/* CAP_BPF and CAP_PERFMON: loads tracing programs */
+	KB_NEED_NET = 1u << 2,	/* CAP_NET_ADMIN and CAP_SYS_ADMIN: namespaces, devices */
 };
 
 /* Families, as listed by registry.c. */
 struct kb_family {
 	const char *name;	/* "mm/guard" */
 	const struct kb_bench *benches;	/* terminated by {NULL} */
+	unsigned needs;			/* what every benchmark of it needs (enum kb_need) */
 };
 
 extern const struct kb_family kb_families[];

@@ -3,7 +3,6 @@
 #include "harness.h"
 #include "util.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -13,16 +12,14 @@
 /* Not a capability: sysctl files are writable by euid 0 alone, whatever the capabilities. */
 #define NEED_ROOT 63
 
-/* What each benchmark needs, by name glob; a benchmark not listed needs nothing. */
+/* The capabilities behind each enum kb_need. */
 static const struct {
-	const char *glob;
-	uint64_t need;
-} needs[] = {
-	{ "mm/guard/capacity", 1ull << NEED_ROOT },	/* writes vm.max_map_count */
-	{ "bpf/*", 1ull << CAP_BPF | 1ull << CAP_PERFMON },	/* tracing programs */
-	{ "bpf/stack/run_time", 1ull << NEED_ROOT },	/* writes kernel.bpf_stats_enabled */
-	{ "bpf/slab/*", 1ull << NEED_ROOT },		/* reads /proc/slabinfo (0400) */
-	{ "net/*", 1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN },	/* namespaces, devices */
+	unsigned need;
+	uint64_t caps;
+} need_caps[] = {
+	{ KB_NEED_ROOT, 1ull << NEED_ROOT },
+	{ KB_NEED_BPF, 1ull << CAP_BPF | 1ull << CAP_PERFMON },
+	{ KB_NEED_NET, 1ull << CAP_NET_ADMIN | 1ull << CAP_SYS_ADMIN },
 };
 
 static const struct {
@@ -31,23 +28,21 @@ static const struct {
 } names[] = {
 	{ CAP_SYS_ADMIN, "CAP_SYS_ADMIN" }, { CAP_BPF, "CAP_BPF" },
 	{ CAP_NET_ADMIN, "CAP_NET_ADMIN" }, { CAP_PERFMON, "CAP_PERFMON" },
-	{ NEED_ROOT, "root (euid 0, to write sysctls)" },
+	{ NEED_ROOT, "root (euid 0: sysctl writes, /proc/slabinfo)" },
 };
 
-struct want {
-	const char *filter;
-	uint64_t need;
-};
-
-static void add(const struct kb_bench *b, void *arg)
+/* The capabilities the benchmarks filter selects need, theirs and their families'. */
+static uint64_t wanted(const char *filter)
 {
-	struct want *w = arg;
+	uint64_t caps = 0;
 
-	if (!kb_bench_matches(b, w->filter))
-		return;
-	for (size_t i = 0; i < KB_ARRAY_SIZE(needs); i++)
-		if (fnmatch(needs[i].glob, b->name, 0) == 0)
-			w->need |= needs[i].need;
+	for (const struct kb_family *f = kb_families; f->name; f++)
+		for (const struct kb_bench *b = f->benches; b->name; b++)
+			if (kb_bench_matches(b, filter))
+				for (size_t i = 0; i < KB_ARRAY_SIZE(need_caps); i++)
+					if ((f->needs | b->needs) & need_caps[i].need)
+						caps |= need_caps[i].caps;
+	return caps;
 }
 
 /* The effective capabilities (CapEff of /proc/self/status), the root bit for euid 0. */
@@ -75,13 +70,11 @@ static uint64_t have(void)
 
 int kb_privilege_check(const char *cmd, const char *filter)
 {
-	struct want w = { filter, 0 };
 	uint64_t missing;
 	char list[256] = "";
 	size_t o = 0;
 
-	kb_for_each_bench(add, &w);
-	if (!(missing = w.need & ~have()))
+	if (!(missing = wanted(filter) & ~have()))
 		return 0;
 	for (size_t i = 0; i < KB_ARRAY_SIZE(names); i++)
 		if (missing & 1ull << names[i].bit)

@@ -14,18 +14,18 @@ extern const struct kb_bench kb_net_shaper_queue[];
 extern const struct kb_bench kb_analysis[];
 
 const struct kb_family kb_families[] = {
-	{ "mm/guard", kb_mm_guard },
-	{ "bpf/stack", kb_bpf_stack },
-	{ "bpf/slab", kb_bpf_slab },
-	{ "bpf/uptr", kb_bpf_uptr },
-	{ "net/napi", kb_net_napi },
-	{ "net/rtnl", kb_net_rtnl },
-	{ "net/rtnl/netns", kb_net_netns },
-	{ "net/shaper", kb_net_shaper },
-	{ "net/shaper/api", kb_net_shaper_api },
-	{ "net/shaper/queue_rate", kb_net_shaper_queue },
-	{ "analysis", kb_analysis },
-	{ NULL, NULL },
+	{ "mm/guard", kb_mm_guard, 0 },
+	{ "bpf/stack", kb_bpf_stack, KB_NEED_BPF },
+	{ "bpf/slab", kb_bpf_slab, KB_NEED_BPF },
+	{ "bpf/uptr", kb_bpf_uptr, KB_NEED_BPF },
+	{ "net/napi", kb_net_napi, KB_NEED_NET },
+	{ "net/rtnl", kb_net_rtnl, KB_NEED_NET },
+	{ "net/rtnl/netns", kb_net_netns, KB_NEED_NET },
+	{ "net/shaper", kb_net_shaper, KB_NEED_NET },
+	{ "net/shaper/api", kb_net_shaper_api, KB_NEED_NET },
+	{ "net/shaper/queue_rate", kb_net_shaper_queue, KB_NEED_NET },
+	{ "analysis", kb_analysis, 0 },
+	{ NULL, NULL, 0 },
 };
 
 void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg)

@@ -91,6 +91,7 @@ const struct kb_bench kb_bpf_slab[] = {
 		.sample = snap_sample,
 		.facts = snap_facts,
 		.release = snap_release,
+		.needs = KB_NEED_ROOT,	/* /proc/slabinfo is 0400 */
 	},
 	{ 0 },
 };

@@ -351,7 +351,7 @@ static void stack_facts(void *state, struct kb_result *r)
 	}
 }
 
-#define STACK_BENCH(NAME, SUMMARY, UNIT, METHODS, TIMED, SETUP, SAMPLE) \
+#define STACK_BENCH(NAME, SUMMARY, UNIT, METHODS, TIMED, SETUP, SAMPLE, ...) \
 	{                                                               \
 		.name = NAME,                                           \
 		.summary = SUMMARY,                                     \
@@ -369,6 +369,7 @@ static void stack_facts(void *state, struct kb_result *r)
 		.teardown = stack_teardown,                             \
 		.release = stack_release,                               \
 		.applies = stack_applies,                               \
+		__VA_ARGS__                                             \
 	}
 
 const struct kb_bench kb_bpf_stack[] = {
@@ -380,6 +381,7 @@ const struct kb_bench kb_bpf_stack[] = {
 		    "ns/event", program_methods, false, stack_setup, overhead_sample),
 	STACK_BENCH("bpf/stack/run_time",
 		    "run_time_ns / run_cnt from BPF stats (kernel.bpf_stats_enabled on, restored)",
-		    "ns/run", program_methods, false, run_time_setup, run_time_sample),
+		    "ns/run", program_methods, false, run_time_setup, run_time_sample,
+		    .needs = KB_NEED_ROOT),	/* kernel.bpf_stats_enabled */
 	{ 0 },
 };

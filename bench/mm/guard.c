@@ -504,7 +504,8 @@ const struct kb_bench kb_mm_guard[] = {
 		    .metric = "regions", .unit = "regions", .direction = KB_HIGHER_IS_BETTER,
 		    .axes = capacity_axes,
 		    .setup = capacity_setup, .sample = capacity_sample,
-		    .facts = capacity_facts),
+		    .facts = capacity_facts,
+		    .needs = KB_NEED_ROOT),	/* writes vm.max_map_count */
 	GUARD_BENCH(.name = "mm/guard/contention",
 		    .summary = "page-fault rate of T threads while one thread toggles guards",
 		    .metric = "fault_rate", .unit = "faults/s", .direction = KB_HIGHER_IS_BETTER,
