@@ -262,3 +262,185 @@ char *kb_sanitize_line(const char *in, char *buf, size_t size)
 	buf[n] = '\0';
 	return buf;
 }
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	     : S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device"
+	     : S_ISSOCK(m) ? "a socket" : "of an unknown type";
+}
+
+char *kb_read_input(const char *path, size_t max, size_t *len, char *why, size_t size)
+{
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	size_t n = 0, cap;
+	struct stat st;
+	char *buf = NULL;
+
+	if (size)
+		why[0] = '\0';
+	if (fd < 0) {
+		snprintf(why, size, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(why, size, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(why, size, "not a regular file (%s)", file_kind(st.st_mode));
+	} else if ((uint64_t)st.st_size > max) {
+		snprintf(why, size, "%llu MiB, over the %zu MiB input limit",
+			 (unsigned long long)st.st_size >> 20, max >> 20);
+	} else {
+		/* Room for one byte more than fstat said, to see EOF (or growth) without a realloc. */
+		cap = (size_t)st.st_size + 2;
+		buf = malloc(cap);
+		while (buf) {
+			ssize_t r = read(fd, buf + n, cap - n - 1);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (r < 0) {
+					snprintf(why, size, "%s", strerror(errno));
+					free(buf);
+					buf = NULL;
+				}
+				break;
+			}
+			n += (size_t)r;
+			if (n > max) {
+				snprintf(why, size, "grew over the %zu MiB input limit while read",
+					 max >> 20);
+				free(buf);
+				buf = NULL;
+			} else if (n + 1 >= cap && !(buf = kb_grow_buffer(buf, &cap))) {
+				snprintf(why, size, "%s", strerror(ENOMEM));
+			}
+		}
+		if (!buf && !why[0])
+			snprintf(why, size, "%s", strerror(ENOMEM));
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+int kb_atomic_begin(struct kb_atomic *a, const char *path)
+{
+	const char *slash;
+	size_t dlen, len;
+	struct stat st;
+	bool exists;
+	mode_t mask;
+	int fd, err;
+
+	memset(a, 0, sizeof(*a));
+	/* Through a symlink to its file, as fopen would write. */
+	if (!realpath(path, a->path))
+		snprintf(a->path, sizeof(a->path), "%s", path);
+	if (strlen(a->path) + 9 >= sizeof(a->tmp))
+		return -ENAMETOOLONG;
+	exists = stat(a->path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		a->f = fopen(a->path, "we");
+		return a->f ? 0 : -errno;
+	}
+	/* DIR/NAME -> DIR/.NAME.XXXXXX (the length was checked above) */
+	slash = strrchr(a->path, '/');
+	dlen = slash ? (size_t)(slash - a->path + 1) : 0;
+	len = strlen(a->path);
+	memcpy(a->tmp, a->path, dlen);
+	a->tmp[dlen] = '.';
+	memcpy(a->tmp + dlen + 1, a->path + dlen, len - dlen);
+	memcpy(a->tmp + len + 1, ".XXXXXX", 8);
+	fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		a->tmp[0] = '\0';
+		return -errno;
+	}
+	/* mkstemp makes 0600: give the file the mode it replaces, or what fopen would. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) || !(a->f = fdopen(fd, "w"))) {
+		err = -errno;
+		close(fd);
+		unlink(a->tmp);
+		a->tmp[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+static void sync_dir_of(const char *path)
+{
+	char dir[4096];
+	char *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);	/* the rename itself made durable; best effort */
+		close(fd);
+	}
+}
+
+int kb_atomic_commit(struct kb_atomic *a)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(a->f) || ferror(a->f))
+		err = errno ? -errno : -EIO;
+	else if (a->tmp[0] && fsync(fileno(a->f)))
+		err = -errno;
+	if (fclose(a->f) && !err)
+		err = errno ? -errno : -EIO;
+	a->f = NULL;
+	if (!a->tmp[0])
+		return err;
+	if (!err && rename(a->tmp, a->path))
+		err = -errno;
+	if (err)
+		unlink(a->tmp);
+	else
+		sync_dir_of(a->path);
+	a->tmp[0] = '\0';
+	return err;
+}
+
+void kb_atomic_abort(struct kb_atomic *a)
+{
+	if (a->f)
+		fclose(a->f);
+	a->f = NULL;
+	if (a->tmp[0])
+		unlink(a->tmp);
+	a->tmp[0] = '\0';
+}
+
+int kb_write_atomic(const char *path, const void *data, size_t len)
+{
+	struct kb_atomic a;
+	int err = kb_atomic_begin(&a, path);
+
+	if (err)
+		return err;
+	errno = 0;
+	if (len && fwrite(data, 1, len, a.f) != len) {
+		err = errno ? -errno : -EIO;
+		kb_atomic_abort(&a);
+		return err;
+	}
+	return kb_atomic_commit(&a);
+}

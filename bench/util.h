@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes (DESIGN.md): one meaning each, for CI and scripts. */
 enum kb_exit {
@@ -66,5 +67,41 @@ uint64_t kb_now_ns(void);
  * UTF-8 is kept. Truncated to fit size with "..." at the end. Returns buf.
  */
 char *kb_sanitize_line(const char *in, char *buf, size_t size);
+
+/*
+ * Files named on the command line (run JSON, other tools' output) are read
+ * with a bound: regular files only (a FIFO or /dev/zero would block or never
+ * end) and at most KB_INPUT_MAX bytes, checked by fstat and again while
+ * reading. cJSON takes up to ~40x a file's size in memory, hence the limit.
+ */
+#define KB_INPUT_MAX ((size_t)64 << 20)
+
+/*
+ * Reads path whole, NUL-terminated, when it is a regular file of at most max
+ * bytes. NULL with why filled ("not a regular file (a FIFO)", "over the
+ * 64 MiB input limit", or strerror) otherwise. Caller frees.
+ */
+char *kb_read_input(const char *path, size_t max, size_t *len, char *why, size_t size);
+
+/*
+ * Atomic replacement of an output file: the data goes to a temporary file
+ * beside path, is fsync'ed and renamed over path on commit, so an error
+ * never leaves a 0-byte or half file and never touches the old one. A path
+ * that exists and is not a regular file (/dev/stdout, a FIFO) is written in
+ * place: nothing can be renamed over it.
+ */
+struct kb_atomic {
+	FILE *f;
+	char path[4096], tmp[4096];	/* tmp[0] == 0: writing path in place */
+};
+
+/* Opens the temporary file; a.f is where to write. 0, or -errno. */
+int kb_atomic_begin(struct kb_atomic *a, const char *path);
+/* Flushes, syncs and renames into place; on any error removes the temporary file. 0 or -errno. */
+int kb_atomic_commit(struct kb_atomic *a);
+/* Drops what was written; the old file stays. */
+void kb_atomic_abort(struct kb_atomic *a);
+/* The whole of data to path through the three above. 0 or -errno. */
+int kb_write_atomic(const char *path, const void *data, size_t len);
 
 #endif

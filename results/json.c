@@ -147,43 +147,127 @@ static const char *get_string(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Params object back to the canonical "k=v,k=v" string, in document order. */
-static bool params_from_json(const cJSON *o, char *out, size_t size)
+/*
+ * Params object back to the canonical "k=v,k=v" string, in document order.
+ * Only what params_to_json writes is taken (strings, integers within 2^52;
+ * no ',' anywhere, no '=' in a key), so a file read back exports the same.
+ */
+static bool params_from_json(const cJSON *o, char *out, size_t size, char *why, size_t wsize)
 {
 	const cJSON *it;
 	size_t n = 0;
 
 	out[0] = '\0';
-	if (!cJSON_IsObject(o))
+	if (!cJSON_IsObject(o)) {
+		snprintf(why, wsize, "params must be an object");
 		return false;
+	}
 	cJSON_ArrayForEach(it, o) {
 		int w;
 
-		if (cJSON_IsNumber(it))
+		if (!*it->string || strpbrk(it->string, ",=") ||
+		    (cJSON_IsString(it) && strchr(it->valuestring, ','))) {
+			snprintf(why, wsize, "a params key is empty or has ',' or '=', or a value has ','");
+			return false;
+		}
+		if (cJSON_IsNumber(it) && it->valuedouble == floor(it->valuedouble) &&
+		    fabs(it->valuedouble) <= (double)(1L << 52))
 			w = snprintf(out + n, size - n, "%s%s=%.0f", n ? "," : "", it->string,
 				     it->valuedouble);
 		else if (cJSON_IsString(it))
 			w = snprintf(out + n, size - n, "%s%s=%s", n ? "," : "", it->string,
 				     it->valuestring);
 		else
+			w = -1;
+		if (w < 0) {
+			snprintf(why, wsize, "params values must be strings or integers");
 			return false;
-		if (w < 0 || (size_t)w >= size - n)
+		}
+		if ((size_t)w >= size - n) {
+			snprintf(why, wsize, "params longer than %zu characters", size - 1);
 			return false;
+		}
 		n += (size_t)w;
 	}
 	return true;
 }
 
-static bool samples_from_json(const cJSON *a, struct kb_result *r, bool warmup)
+static bool samples_from_json(const cJSON *a, struct kb_result *r, bool warmup, char *why,
+			      size_t size)
 {
 	const cJSON *it;
 
-	if (!cJSON_IsArray(a))
+	if (!cJSON_IsArray(a)) {
+		snprintf(why, size, "%s must be an array of numbers", warmup ? "warmup" : "samples");
 		return false;
-	cJSON_ArrayForEach(it, a)
-		if (!cJSON_IsNumber(it) || kb_result_add_sample(r, it->valuedouble, warmup))
+	}
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsNumber(it)) {
+			snprintf(why, size, "%s must be an array of numbers",
+				 warmup ? "warmup" : "samples");
 			return false;
+		}
+		if (kb_result_add_sample_checked(r, it->valuedouble, warmup, why, size))
+			return false;
+	}
 	return true;
+}
+
+/* counters: an object of numbers (per operation) and nulls (not countable here). */
+static bool counters_from_json(const cJSON *o, struct kb_result *r, char *why, size_t size)
+{
+	const cJSON *it;
+
+	if (!o)
+		return true;
+	if (!cJSON_IsObject(o)) {
+		snprintf(why, size, "counters must be an object of numbers and nulls");
+		return false;
+	}
+	cJSON_ArrayForEach(it, o) {
+		int err;
+
+		if (!cJSON_IsNumber(it) && !cJSON_IsNull(it)) {
+			snprintf(why, size, "counter %s must be a number or null", it->string);
+			return false;
+		}
+		err = kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
+					    cJSON_IsNumber(it) ? it->valuedouble : 0.0);
+		if (err) {
+			snprintf(why, size, "counter %s: %s", it->string,
+				 err == -EDOM ? "not a finite number" : strerror(-err));
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool facts_from_json(const cJSON *o, struct kb_result *r, char *why, size_t size)
+{
+	const cJSON *it;
+
+	if (!o)
+		return true;
+	if (!cJSON_IsObject(o)) {
+		snprintf(why, size, "facts must be an object of strings");
+		return false;
+	}
+	cJSON_ArrayForEach(it, o) {
+		if (!cJSON_IsString(it)) {
+			snprintf(why, size, "fact %s must be a string", it->string);
+			return false;
+		}
+		if (kb_result_add_fact(r, it->string, it->valuestring)) {
+			snprintf(why, size, "%s", strerror(ENOMEM));
+			return false;
+		}
+	}
+	return true;
+}
+
+static const cJSON *item(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
 static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *err,
@@ -191,35 +275,40 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 {
 	const char *bench = get_string(o, "benchmark"), *metric = get_string(o, "metric");
 	const char *unit = get_string(o, "unit"), *dir = get_string(o, "direction");
-	const cJSON *warm = cJSON_GetObjectItemCaseSensitive(o, "warmup"), *it;
+	const cJSON *warm = item(o, "warmup"), *coll = item(o, "collectors");
 	enum kb_direction d;
 	struct kb_result *r;
-	char params[512];
+	char params[512], why[400];
 
-	if (!bench || !metric || !unit || !dir || !kb_direction_parse(dir, &d) ||
-	    !params_from_json(cJSON_GetObjectItemCaseSensitive(o, "params"), params,
-			      sizeof(params))) {
-		snprintf(err, size, "results[%zu]: missing or malformed benchmark, params,"
-			 " metric, unit or direction", idx);
+	if (!bench || !*bench || !metric || !*metric || !unit || !dir ||
+	    !kb_direction_parse(dir, &d)) {
+		snprintf(err, size, "results[%zu]: missing or malformed benchmark, metric, unit"
+			 " or direction", idx);
+		return -1;
+	}
+	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
+		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, why);
 		return -1;
 	}
 	r = kb_run_add_result(run, bench, params, metric, unit, d);
-	if (!r || !samples_from_json(cJSON_GetObjectItemCaseSensitive(o, "samples"), r, false) ||
-	    (warm && !samples_from_json(warm, r, true))) {
-		snprintf(err, size, "results[%zu] (%s): samples must be an array of numbers",
-			 idx, bench);
+	if (!r) {
+		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, strerror(ENOMEM));
 		return -1;
 	}
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "counters"))
-		kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
-				      cJSON_IsNumber(it) ? it->valuedouble : 0.0);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "facts"))
-		if (cJSON_IsString(it))
-			kb_result_add_fact(r, it->string, it->valuestring);
-	it = cJSON_GetObjectItemCaseSensitive(o, "collectors");
-	if (cJSON_IsObject(it)) {
+	if (!samples_from_json(item(o, "samples"), r, false, why, sizeof(why)) ||
+	    (warm && !samples_from_json(warm, r, true, why, sizeof(why))) ||
+	    !counters_from_json(item(o, "counters"), r, why, sizeof(why)) ||
+	    !facts_from_json(item(o, "facts"), r, why, sizeof(why))) {
+		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, why);
+		return -1;
+	}
+	if (coll && !cJSON_IsObject(coll)) {
+		snprintf(err, size, "results[%zu] (%s): collectors must be an object", idx, bench);
+		return -1;
+	}
+	if (coll) {
 		cJSON_Delete(r->collectors);
-		r->collectors = cJSON_Duplicate(it, 1);
+		r->collectors = cJSON_Duplicate(coll, 1);
 	}
 	return 0;
 }
@@ -234,12 +323,33 @@ static bool copy_field(char *dst, size_t size, const cJSON *o, const char *key)
 	return true;
 }
 
+static int skip_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *err,
+			  size_t size)
+{
+	const char *bench = get_string(o, "benchmark"), *reason = get_string(o, "reason");
+	char params[512], why[256];
+
+	if (!bench || !reason) {
+		snprintf(err, size, "skipped[%zu]: entries need benchmark, params and reason", idx);
+		return -1;
+	}
+	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
+		snprintf(err, size, "skipped[%zu] (%s): %s", idx, bench, why);
+		return -1;
+	}
+	if (kb_run_add_skip(run, bench, params, reason)) {
+		snprintf(err, size, "skipped[%zu]: %s", idx, strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
 int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t size)
 {
 	const char *schema = get_string(doc, "schema");
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(doc, "run");
-	const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results");
-	const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(doc, "skipped"), *it;
+	const cJSON *r = item(doc, "run"), *results = item(doc, "results");
+	const cJSON *skipped = item(doc, "skipped"), *env = item(r, "environment");
+	const cJSON *feat = item(r, "features"), *it;
 	size_t i = 0;
 
 	kb_run_init(run);
@@ -258,26 +368,26 @@ int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t siz
 			 " suite_revision or results");
 		return -1;
 	}
-	run->environment = object_or_empty(cJSON_GetObjectItemCaseSensitive(r, "environment"));
-	run->features = object_or_empty(cJSON_GetObjectItemCaseSensitive(r, "features"));
+	if ((env && !cJSON_IsObject(env)) || (feat && !cJSON_IsObject(feat)) ||
+	    (skipped && !cJSON_IsArray(skipped))) {
+		snprintf(err, size, "run: environment and features must be objects, skipped an"
+			 " array");
+		return -1;
+	}
+	run->environment = object_or_empty(env);
+	run->features = object_or_empty(feat);
 	cJSON_ArrayForEach(it, results) {
 		if (result_from_json(it, run, i++, err, size)) {
 			kb_run_free(run);
 			return -1;
 		}
 	}
+	i = 0;
 	cJSON_ArrayForEach(it, skipped) {
-		const char *bench = get_string(it, "benchmark"), *reason = get_string(it, "reason");
-		char params[512];
-
-		if (!bench || !reason ||
-		    !params_from_json(cJSON_GetObjectItemCaseSensitive(it, "params"), params,
-				      sizeof(params))) {
-			snprintf(err, size, "skipped: entries need benchmark, params and reason");
+		if (skip_from_json(it, run, i++, err, size)) {
 			kb_run_free(run);
 			return -1;
 		}
-		kb_run_add_skip(run, bench, params, reason);
 	}
 	return 0;
 }
@@ -296,47 +406,46 @@ int kb_run_write_json(const struct kb_run *run, const char *path, char *err, siz
 {
 	cJSON *doc = kb_run_to_json(run);
 	char *text = doc ? cJSON_Print(doc) : NULL;
-	bool to_stdout = strcmp(path, "-") == 0;
-	FILE *f = NULL;
-	int rc = -1;
+	size_t len = text ? strlen(text) : 0;
+	int rc = 0;
 
 	cJSON_Delete(doc);
 	if (!text) {
 		snprintf(err, size, "%s: out of memory", path);
 		return -1;
 	}
-	f = to_stdout ? stdout : fopen(path, "we");
-	if (!f) {
-		snprintf(err, size, "%s: %s", path, strerror(errno));
-	} else if (fputs(text, f) < 0 || fputc('\n', f) < 0 || fflush(f)) {
-		snprintf(err, size, "%s: %s", path, strerror(errno));
+	text[len] = '\n';	/* over the NUL: the file ends with a newline */
+	if (strcmp(path, "-") == 0) {
+		errno = 0;
+		if (fwrite(text, 1, len + 1, stdout) != len + 1 || fflush(stdout))
+			rc = errno ? -errno : -EIO;
 	} else {
-		rc = 0;
+		rc = kb_write_atomic(path, text, len + 1);
 	}
-	if (f && !to_stdout && fclose(f) && rc == 0) {
-		snprintf(err, size, "%s: %s", path, strerror(errno));
-		rc = -1;
-	}
+	if (rc)
+		snprintf(err, size, "%s: %s", path, strerror(-rc));
 	free(text);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 int kb_run_read_json(const char *path, struct kb_run *run, char *err, size_t size)
 {
 	size_t len;
-	char *text = kb_read_file(path, &len);
+	char why[256];
+	char *text = kb_read_input(path, KB_INPUT_MAX, &len, why, sizeof(why));
 	cJSON *doc;
 	int rc;
 
 	kb_run_init(run);
 	if (!text) {
-		snprintf(err, size, "%s: %s", path, strerror(errno));
+		snprintf(err, size, "%s: %s", path, why);
 		return -1;
 	}
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
 	if (!doc) {
-		snprintf(err, size, "%s: not valid JSON (truncated or malformed)", path);
+		snprintf(err, size, "%s: not valid JSON (truncated, malformed or nested too deep)",
+			 path);
 		return -1;
 	}
 	rc = kb_run_from_json(doc, run, err, size);

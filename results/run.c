@@ -1,6 +1,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +61,11 @@ struct kb_result *kb_run_add_result(struct kb_run *run, const char *benchmark,
 				    const char *params, const char *metric,
 				    const char *unit, enum kb_direction dir)
 {
-	struct kb_result *arr = grow(run->results, run->nresults, sizeof(*arr));
-	struct kb_result *r;
+	struct kb_result *arr, *r;
 
+	if (!benchmark || !params || !metric || !unit)
+		return NULL;
+	arr = grow(run->results, run->nresults, sizeof(*arr));
 	if (!arr)
 		return NULL;
 	run->results = arr;
@@ -91,12 +94,23 @@ void kb_run_remove_result(struct kb_run *run, size_t i)
 	run->nresults--;
 }
 
+/*
+ * Only finite samples: an infinity or NaN has no JSON number to be exported
+ * as (it would come back as null and the file be refused), and no statistic
+ * means anything with one in it. What is kept reads back bit-exact from the
+ * store and from the export.
+ */
 int kb_result_add_sample(struct kb_result *r, double v, bool warmup)
 {
 	double **arr = warmup ? &r->warmup : &r->samples;
 	size_t *n = warmup ? &r->nwarmup : &r->nsamples;
-	double *p = grow(*arr, *n, sizeof(double));
+	double *p;
 
+	if (!isfinite(v))
+		return -EDOM;
+	if (v == 0.0)
+		v = 0.0;	/* -0.0: SQLite stores it as 0, so every copy holds +0 */
+	p = grow(*arr, *n, sizeof(double));
 	if (!p)
 		return -ENOMEM;
 	p[*n] = v;
@@ -113,6 +127,10 @@ int kb_result_add_counter(struct kb_result *r, const char *name, bool available,
 	if (!p)
 		return -ENOMEM;
 	r->counters = p;
+	if (!name)
+		return -EINVAL;
+	if (available && !isfinite(per_op))
+		return -EDOM;
 	p[r->ncounters] = (struct kb_counter){ strdup(name), available, per_op };
 	if (!p[r->ncounters].name)
 		return -ENOMEM;
@@ -127,11 +145,27 @@ int kb_result_add_fact(struct kb_result *r, const char *key, const char *value)
 	if (!p)
 		return -ENOMEM;
 	r->facts = p;
+	if (!key || !value)
+		return -EINVAL;
 	p[r->nfacts] = (struct kb_fact){ strdup(key), strdup(value) };
 	r->nfacts++;
 	if (!p[r->nfacts - 1].key || !p[r->nfacts - 1].value)
 		return -ENOMEM;
 	return 0;
+}
+
+int kb_result_add_sample_checked(struct kb_result *r, double v, bool warmup, char *why,
+				 size_t size)
+{
+	size_t idx = warmup ? r->nwarmup : r->nsamples;
+	int err = kb_result_add_sample(r, v, warmup);
+
+	if (err == -EDOM)
+		snprintf(why, size, "%s %s %s: %ssample %zu is not a finite number", r->benchmark,
+			 r->params, r->metric, warmup ? "warm-up " : "", idx);
+	else if (err)
+		snprintf(why, size, "%s", strerror(-err));
+	return err;
 }
 
 const char *kb_result_fact(const struct kb_result *r, const char *key)
@@ -150,6 +184,8 @@ int kb_run_add_skip(struct kb_run *run, const char *benchmark, const char *param
 	if (!p)
 		return -ENOMEM;
 	run->skipped = p;
+	if (!benchmark || !params || !reason)
+		return -EINVAL;
 	p[run->nskipped] = (struct kb_skip){ strdup(benchmark), strdup(params), strdup(reason) };
 	run->nskipped++;
 	if (!p[run->nskipped - 1].benchmark || !p[run->nskipped - 1].params ||

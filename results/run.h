@@ -67,15 +67,24 @@ struct kb_run {
 void kb_run_init(struct kb_run *run);
 void kb_run_free(struct kb_run *run);
 
-/* Appends an empty result (all strings copied); NULL when out of memory. */
+/* Appends an empty result (all strings copied); NULL when out of memory or a string is NULL. */
 struct kb_result *kb_run_add_result(struct kb_run *run, const char *benchmark,
 				    const char *params, const char *metric,
 				    const char *unit, enum kb_direction dir);
 /* Removes result i (a case that failed half way); later ones move down. */
 void kb_run_remove_result(struct kb_run *run, size_t i);
+/* A sample (-0.0 kept as 0); -EDOM when it is not finite (refused), -ENOMEM. */
 int kb_result_add_sample(struct kb_result *r, double v, bool warmup);
+/*
+ * The same, with the refusal in why: "BENCH PARAMS METRIC: sample N is not a
+ * finite number". For readers of outside data (imports, run files).
+ */
+int kb_result_add_sample_checked(struct kb_result *r, double v, bool warmup, char *why,
+				 size_t size);
+/* A counter; -EINVAL without a name, -EDOM for an available one not finite. */
 int kb_result_add_counter(struct kb_result *r, const char *name, bool available,
 			  double per_op);
+/* A fact (both strings copied); -EINVAL when key or value is NULL. */
 int kb_result_add_fact(struct kb_result *r, const char *key, const char *value);
 /* A fact whose value is printf-formatted ("%.1f", v). */
 int kb_result_add_factf(struct kb_result *r, const char *key, const char *fmt, ...)

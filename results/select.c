@@ -74,7 +74,8 @@ int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 
 	*runs = NULL;
 	*n = 0;
-	if (stat(ref, &st) == 0 && S_ISREG(st.st_mode))
+	/* Any path but a directory is a file: a FIFO or device is refused by the reader. */
+	if (stat(ref, &st) == 0 && !S_ISDIR(st.st_mode))
 		return from_file(cmd, ref, runs, n, desc, size);
 	s = kb_store_open(db ? db : kb_store_default_path(), false, err, sizeof(err));
 	if (!s) {

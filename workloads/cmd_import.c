@@ -75,9 +75,9 @@ int kb_import_file(const char *tool, const char *path, const char *name, const c
 		kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
 		return KB_EXIT_USAGE;
 	}
-	text = kb_read_file(path, &len);
+	text = kb_read_input(path, KB_INPUT_MAX, &len, why, sizeof(why));
 	if (!text) {
-		kb_err("import: %s: %s", path, strerror(errno));
+		kb_err("import: %s: %s", path, why);
 		return KB_EXIT_USAGE;
 	}
 	doc = cJSON_ParseWithLength(text, len);

@@ -53,14 +53,17 @@ int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run
 		kb_import_param_value(cmd->valuestring, name, sizeof(name));
 		snprintf(params, sizeof(params), "method=%s", name);
 		r = kb_run_add_result(run, bench, params, "wall_time", "s", KB_LOWER_IS_BETTER);
-		if (!r)
+		if (!r) {
+			snprintf(why, size, "out of memory");
 			return -1;
+		}
 		cJSON_ArrayForEach(t, times) {
 			if (!cJSON_IsNumber(t)) {
 				snprintf(why, size, "hyperfine result %d: a time is not a number", n);
 				return -1;
 			}
-			kb_result_add_sample(r, t->valuedouble, false);
+			if (kb_result_add_sample_checked(r, t->valuedouble, false, why, size))
+				return -1;
 		}
 		if (get(it, "user", cJSON_Number))
 			kb_result_add_factf(r, "user_s", "%.6f", get(it, "user", cJSON_Number)->valuedouble);
@@ -80,7 +83,7 @@ int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run
 
 /* One direction of a fio job: bandwidth, IOPS, and the completion-latency percentiles. */
 static int fio_dir(const cJSON *job, const char *dir, const char *bench, const char *jobname,
-		   struct kb_run *run)
+		   struct kb_run *run, char *why, size_t size)
 {
 	const cJSON *d = get(job, dir, cJSON_Object), *clat, *pct, *p;
 	char params[160], metric[32];
@@ -91,9 +94,13 @@ static int fio_dir(const cJSON *job, const char *dir, const char *bench, const c
 	snprintf(params, sizeof(params), "method=%s", jobname);
 	snprintf(metric, sizeof(metric), "%s_bw", dir);
 	r = kb_run_add_result(run, bench, params, metric, "KiB/s", KB_HIGHER_IS_BETTER);
-	if (!r || !get(d, "bw", cJSON_Number))
+	if (!r || !get(d, "bw", cJSON_Number)) {
+		snprintf(why, size, "fio job %s: malformed %s section (no bw)", jobname, dir);
 		return -1;
-	kb_result_add_sample(r, get(d, "bw", cJSON_Number)->valuedouble, false);
+	}
+	if (kb_result_add_sample_checked(r, get(d, "bw", cJSON_Number)->valuedouble, false, why,
+					 size))
+		return -1;
 	if (get(d, "iops", cJSON_Number))
 		kb_result_add_factf(r, "iops", "%.1f", get(d, "iops", cJSON_Number)->valuedouble);
 	clat = get(d, "clat_ns", cJSON_Object);
@@ -103,11 +110,14 @@ static int fio_dir(const cJSON *job, const char *dir, const char *bench, const c
 	/* The percentiles are fio's raw latency samples: one result, each percentile a sample. */
 	snprintf(metric, sizeof(metric), "%s_clat_percentiles", dir);
 	r = kb_run_add_result(run, bench, params, metric, "ns", KB_LOWER_IS_BETTER);
-	if (!r)
+	if (!r) {
+		snprintf(why, size, "out of memory");
 		return -1;
+	}
 	cJSON_ArrayForEach(p, pct) {
 		if (cJSON_IsNumber(p)) {
-			kb_result_add_sample(r, p->valuedouble, false);
+			if (kb_result_add_sample_checked(r, p->valuedouble, false, why, size))
+				return -1;
 			kb_result_add_factf(r, p->string, "%.0f", p->valuedouble);
 		}
 	}
@@ -132,10 +142,9 @@ int kb_import_fio(const cJSON *doc, const char *prefix, struct kb_run *run, char
 			return -1;
 		}
 		kb_import_param_value(jn->valuestring, name, sizeof(name));
-		if (fio_dir(job, "read", prefix, name, run) || fio_dir(job, "write", prefix, name, run)) {
-			snprintf(why, size, "fio job %s: malformed read/write section", name);
+		if (fio_dir(job, "read", prefix, name, run, why, size) ||
+		    fio_dir(job, "write", prefix, name, run, why, size))
 			return -1;
-		}
 	}
 	if (run->nresults == before) {
 		snprintf(why, size, "fio output with no job that read or wrote");
@@ -150,7 +159,7 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 	const cJSON *iv = get(doc, "intervals", cJSON_Array), *i, *end = get(doc, "end", cJSON_Object);
 	const cJSON *start = get(doc, "start", cJSON_Object), *err = get(doc, "error", cJSON_String);
 	const cJSON *proto = start ? get(get(start, "test_start", cJSON_Object), "protocol", cJSON_String) : NULL;
-	char params[64];
+	char params[64], method[48];
 	struct kb_result *r;
 
 	if (err) {
@@ -161,10 +170,13 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 		snprintf(why, size, "not iperf3 -J output (no intervals and end)");
 		return -1;
 	}
-	snprintf(params, sizeof(params), "method=%s", proto ? proto->valuestring : "TCP");
+	kb_import_param_value(proto ? proto->valuestring : "TCP", method, sizeof(method));
+	snprintf(params, sizeof(params), "method=%s", method);
 	r = kb_run_add_result(run, prefix, params, "throughput", "Gbit/s", KB_HIGHER_IS_BETTER);
-	if (!r)
+	if (!r) {
+		snprintf(why, size, "out of memory");
 		return -1;
+	}
 	/* Every interval is a sample. */
 	cJSON_ArrayForEach(i, iv) {
 		const cJSON *sum = get(i, "sum", cJSON_Object), *bps = sum ? get(sum, "bits_per_second", cJSON_Number) : NULL;
@@ -173,7 +185,8 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 			snprintf(why, size, "an iperf3 interval has no sum.bits_per_second");
 			return -1;
 		}
-		kb_result_add_sample(r, bps->valuedouble / 1e9, false);
+		if (kb_result_add_sample_checked(r, bps->valuedouble / 1e9, false, why, size))
+			return -1;
 	}
 	if (get(get(end, "sum_sent", cJSON_Object), "retransmits", cJSON_Number))
 		kb_result_add_factf(r, "retransmits", "%.0f",
