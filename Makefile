@@ -7,7 +7,7 @@ APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev 
 	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
 	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
 	libmnl-dev iperf3 ethtool iproute2 hyperfine fio \
-	qemu-system-x86 busybox flex bison bc libelf-dev dwarves
+	qemu-system-x86 busybox flex bison bc libelf-dev dwarves libclang-rt-14-dev
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -68,7 +68,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(BUILD)/bpf -I/usr/include/$(shell uname -m)-linux-gnu
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup run test nightly kernel-ab clean FORCE
+.PHONY: all setup run test nightly kernel-ab clean FORCE fuzz fuzz-replay
 all: $(BUILD)/kbench $(PROGRAMS)
 
 setup:
@@ -217,11 +217,53 @@ kernel-ab: setup
 test: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
 	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage
+	@$(MAKE) -s --no-print-directory fuzz-replay
 	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench \
 	KBENCH_TEST_NSIM_KERNEL=$${KBENCH_TEST_NSIM_KERNEL:-$(CURDIR)/$(NSIM_KERNEL)/bzImage} \
 	$(BUILD)/san/kbench-tests --jobs=1
 
-clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h
+# Fuzzing: libFuzzer targets (tests/fuzz/fuzz_*.c) for every reader of outside
+# data, built with clang (libclang-rt-14-dev) into build/fuzz/ with the few
+# sources they need. tests/fuzz/corpus/T is the seed corpus, tests/fuzz/crashes/T
+# what was found (kept: make test replays both). `make fuzz [FUZZ_SECONDS=60]`
+# runs each target that long; what it finds new stays in build/fuzz/corpus/T.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_LIB_SRC := results/json.c results/run.c results/store.c bench/util.c workloads/import.c \
+	analysis/stats.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LIBS := $(shell pkg-config --libs libcjson sqlite3 gsl 2>/dev/null) -lm
 
--include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -std=c11 -O1 -g $(WARN) -MMD -MP -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(BUILD)/fuzz/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(FUZZ_LIB_OBJ)
+	clang -fsanitize=fuzzer $(FUZZ_SAN) $^ $(FUZZ_LIBS) -o $@
+
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus/$$t tests/fuzz/crashes/$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=tests/fuzz/crashes/$$t/ $(BUILD)/fuzz/corpus/$$t tests/fuzz/corpus/$$t \
+			2>$(BUILD)/fuzz/$$t.log || { tail -40 $(BUILD)/fuzz/$$t.log >&2; \
+			echo "kbench: fuzz: $$t found a crash (kept in tests/fuzz/crashes/$$t)" >&2; exit 1; }; \
+		grep -E '^(#[0-9]+|Done)' $(BUILD)/fuzz/$$t.log | tail -2; \
+	done
+
+# Every seed and every crash found so far, run once through its target.
+fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+		dirs=tests/fuzz/corpus/$$t; [ -d tests/fuzz/crashes/$$t ] && dirs="$$dirs tests/fuzz/crashes/$$t"; \
+		$(BUILD)/fuzz/$$t -runs=0 -timeout=10 -rss_limit_mb=2048 $$dirs >$(BUILD)/fuzz/$$t.replay.log 2>&1 || \
+			{ tail -40 $(BUILD)/fuzz/$$t.replay.log >&2; \
+			  echo "kbench: fuzz-replay: $$t fails on its corpus or a kept crash" >&2; exit 1; }; \
+		echo "fuzz-replay: $$t: $$(ls $$dirs | wc -l) inputs pass"; \
+	done
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h $(BUILD)/fuzz
+
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/obj/*/*.d $(BUILD)/fuzz/obj/*/*/*.d)

@@ -66,6 +66,36 @@ static cJSON *doubles(const double *v, size_t n)
 	return a;
 }
 
+/*
+ * A copy of a free-form object (environment, features, collectors) whose
+ * numbers print exactly too: cJSON's own printing rounds 1.7976931348623157e308
+ * up to a number that reads back as infinity.
+ */
+static cJSON *exact_copy(const cJSON *o)
+{
+	const cJSON *it;
+	cJSON *c;
+
+	if (cJSON_IsNumber(o))
+		return exact_number(o->valuedouble);
+	if (!cJSON_IsArray(o) && !cJSON_IsObject(o))
+		return cJSON_Duplicate(o, 0);
+	c = cJSON_IsArray(o) ? cJSON_CreateArray() : cJSON_CreateObject();
+	cJSON_ArrayForEach(it, o) {
+		if (cJSON_IsArray(o))
+			cJSON_AddItemToArray(c, exact_copy(it));
+		else
+			cJSON_AddItemToObject(c, it->string, exact_copy(it));
+	}
+	return c;
+}
+
+/* The object itself when it is one (what the store parsed may not be), else {}. */
+static cJSON *object_or_empty(const cJSON *o)
+{
+	return cJSON_IsObject(o) ? exact_copy(o) : cJSON_CreateObject();
+}
+
 static cJSON *result_to_json(const struct kb_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *sum, *ci, *counters, *facts;
@@ -100,14 +130,8 @@ static cJSON *result_to_json(const struct kb_result *r)
 	facts = cJSON_AddObjectToObject(o, "facts");
 	for (size_t i = 0; i < r->nfacts; i++)
 		cJSON_AddStringToObject(facts, r->facts[i].key, r->facts[i].value);
-	cJSON_AddItemToObject(o, "collectors", r->collectors ? cJSON_Duplicate(r->collectors, 1)
-							     : cJSON_CreateObject());
+	cJSON_AddItemToObject(o, "collectors", object_or_empty(r->collectors));
 	return o;
-}
-
-static cJSON *object_or_empty(const cJSON *o)
-{
-	return o ? cJSON_Duplicate(o, 1) : cJSON_CreateObject();
 }
 
 cJSON *kb_run_to_json(const struct kb_run *run)
@@ -217,6 +241,7 @@ static bool samples_from_json(const cJSON *a, struct kb_result *r, bool warmup, 
 static bool counters_from_json(const cJSON *o, struct kb_result *r, char *why, size_t size)
 {
 	const cJSON *it;
+	char name[64];
 
 	if (!o)
 		return true;
@@ -228,13 +253,14 @@ static bool counters_from_json(const cJSON *o, struct kb_result *r, char *why, s
 		int err;
 
 		if (!cJSON_IsNumber(it) && !cJSON_IsNull(it)) {
-			snprintf(why, size, "counter %s must be a number or null", it->string);
+			snprintf(why, size, "counter %s must be a number or null",
+				 kb_printable(it->string, name, sizeof(name)));
 			return false;
 		}
 		err = kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
 					    cJSON_IsNumber(it) ? it->valuedouble : 0.0);
 		if (err) {
-			snprintf(why, size, "counter %s: %s", it->string,
+			snprintf(why, size, "counter %s: %s", kb_printable(it->string, name, sizeof(name)),
 				 err == -EDOM ? "not a finite number" : strerror(-err));
 			return false;
 		}
@@ -245,6 +271,7 @@ static bool counters_from_json(const cJSON *o, struct kb_result *r, char *why, s
 static bool facts_from_json(const cJSON *o, struct kb_result *r, char *why, size_t size)
 {
 	const cJSON *it;
+	char name[64];
 
 	if (!o)
 		return true;
@@ -254,7 +281,8 @@ static bool facts_from_json(const cJSON *o, struct kb_result *r, char *why, size
 	}
 	cJSON_ArrayForEach(it, o) {
 		if (!cJSON_IsString(it)) {
-			snprintf(why, size, "fact %s must be a string", it->string);
+			snprintf(why, size, "fact %s must be a string",
+				 kb_printable(it->string, name, sizeof(name)));
 			return false;
 		}
 		if (kb_result_add_fact(r, it->string, it->valuestring)) {
@@ -274,11 +302,11 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 			    size_t size)
 {
 	const char *bench = get_string(o, "benchmark"), *metric = get_string(o, "metric");
-	const char *unit = get_string(o, "unit"), *dir = get_string(o, "direction");
+	const char *unit = get_string(o, "unit"), *dir = get_string(o, "direction"), *shown;
 	const cJSON *warm = item(o, "warmup"), *coll = item(o, "collectors");
 	enum kb_direction d;
 	struct kb_result *r;
-	char params[512], why[400];
+	char params[512], why[400], name[96];
 
 	if (!bench || !*bench || !metric || !*metric || !unit || !dir ||
 	    !kb_direction_parse(dir, &d)) {
@@ -286,24 +314,25 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 			 " or direction", idx);
 		return -1;
 	}
+	shown = kb_printable(bench, name, sizeof(name));	/* the name as errors show it */
 	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
-		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, why);
+		snprintf(err, size, "results[%zu] (%s): %s", idx, shown, why);
 		return -1;
 	}
 	r = kb_run_add_result(run, bench, params, metric, unit, d);
 	if (!r) {
-		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, strerror(ENOMEM));
+		snprintf(err, size, "results[%zu] (%s): %s", idx, shown, strerror(ENOMEM));
 		return -1;
 	}
 	if (!samples_from_json(item(o, "samples"), r, false, why, sizeof(why)) ||
 	    (warm && !samples_from_json(warm, r, true, why, sizeof(why))) ||
 	    !counters_from_json(item(o, "counters"), r, why, sizeof(why)) ||
 	    !facts_from_json(item(o, "facts"), r, why, sizeof(why))) {
-		snprintf(err, size, "results[%zu] (%s): %s", idx, bench, why);
+		snprintf(err, size, "results[%zu] (%s): %s", idx, shown, why);
 		return -1;
 	}
 	if (coll && !cJSON_IsObject(coll)) {
-		snprintf(err, size, "results[%zu] (%s): collectors must be an object", idx, bench);
+		snprintf(err, size, "results[%zu] (%s): collectors must be an object", idx, shown);
 		return -1;
 	}
 	if (coll) {
@@ -327,14 +356,15 @@ static int skip_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *
 			  size_t size)
 {
 	const char *bench = get_string(o, "benchmark"), *reason = get_string(o, "reason");
-	char params[512], why[256];
+	char params[512], why[256], name[96];
 
 	if (!bench || !reason) {
 		snprintf(err, size, "skipped[%zu]: entries need benchmark, params and reason", idx);
 		return -1;
 	}
 	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
-		snprintf(err, size, "skipped[%zu] (%s): %s", idx, bench, why);
+		snprintf(err, size, "skipped[%zu] (%s): %s", idx,
+			 kb_printable(bench, name, sizeof(name)), why);
 		return -1;
 	}
 	if (kb_run_add_skip(run, bench, params, reason)) {
@@ -351,11 +381,12 @@ int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t siz
 	const cJSON *skipped = item(doc, "skipped"), *env = item(r, "environment");
 	const cJSON *feat = item(r, "features"), *it;
 	size_t i = 0;
+	char name[64];
 
 	kb_run_init(run);
 	if (!schema || strcmp(schema, KB_RUN_SCHEMA) != 0) {
 		snprintf(err, size, "not a %s document (schema is %s)", KB_RUN_SCHEMA,
-			 schema ? schema : "missing");
+			 schema ? kb_printable(schema, name, sizeof(name)) : "missing");
 		return -1;
 	}
 	if (!cJSON_IsObject(r) || !cJSON_IsArray(results) ||
@@ -374,8 +405,8 @@ int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t siz
 			 " array");
 		return -1;
 	}
-	run->environment = object_or_empty(env);
-	run->features = object_or_empty(feat);
+	run->environment = env ? cJSON_Duplicate(env, 1) : cJSON_CreateObject();
+	run->features = feat ? cJSON_Duplicate(feat, 1) : cJSON_CreateObject();
 	cJSON_ArrayForEach(it, results) {
 		if (result_from_json(it, run, i++, err, size)) {
 			kb_run_free(run);

@@ -1,4 +1,5 @@
 #include "run.h"
+#include "../bench/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -159,10 +160,12 @@ int kb_result_add_sample_checked(struct kb_result *r, double v, bool warmup, cha
 {
 	size_t idx = warmup ? r->nwarmup : r->nsamples;
 	int err = kb_result_add_sample(r, v, warmup);
+	char b[96], p[160], m[64];
 
 	if (err == -EDOM)
-		snprintf(why, size, "%s %s %s: %ssample %zu is not a finite number", r->benchmark,
-			 r->params, r->metric, warmup ? "warm-up " : "", idx);
+		snprintf(why, size, "%s %s %s: %ssample %zu is not a finite number",
+			 kb_printable(r->benchmark, b, sizeof(b)), kb_printable(r->params, p, sizeof(p)),
+			 kb_printable(r->metric, m, sizeof(m)), warmup ? "warm-up " : "", idx);
 	else if (err)
 		snprintf(why, size, "%s", strerror(-err));
 	return err;

@@ -338,6 +338,7 @@ Test(input, malformed_run_files_one_line, .timeout = 120)
 		{ 'd', "results", "[[]]" },	{ 'd', "skipped", "\"x\"" },
 		{ 'd', "skipped", "[1]" },	{ 'd', "skipped", "[{\"benchmark\":\"b\"}]" },
 		{ 'd', "run", "[]" },		{ 'd', "schema", "1" },
+		{ 'd', "schema", "\"kbench\\nrun\"" },	/* echoed: a newline must not split the line */
 	};
 	struct cli_result *r = malloc(sizeof(*r));
 	char file[300], what[200];
@@ -406,6 +407,9 @@ Test(input, malformed_tool_output_one_line, .timeout = 120)
 		{ "iperf3", "{\"intervals\":[{\"sum\":{\"bits_per_second\":\"1\"}}],\"end\":{}}" },
 		{ "iperf3", "{\"intervals\":[{\"sum\":{\"bits_per_second\":1}}],\"end\":[]}" },
 		{ "iperf3", "{\"intervals\":[],\"end\":{}}" },
+		/* Names and messages echoed in the error keep it one line. */
+		{ "hyperfine", "{\"results\":[{\"command\":\"a\\nb\\u001b[2J\",\"times\":[1e400]}]}" },
+		{ "iperf3", "{\"error\":\"unable to connect\\nto server\\u001b[2J\"}" },
 	};
 	struct cli_result *r = malloc(sizeof(*r));
 	char file[300];

@@ -1,4 +1,5 @@
 #include "import.h"
+#include "../bench/util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -7,8 +8,10 @@ void kb_import_param_value(const char *in, char *out, size_t size)
 {
 	size_t n = 0;
 
+	/* Separators of the params string and control characters (a newline) become '_'. */
 	for (; *in && n + 1 < size; in++)
-		out[n++] = (*in == ',' || *in == '=' || *in == ' ' || *in == '\t') ? '_' : *in;
+		out[n++] = *in == ',' || *in == '=' || *in == ' ' || (unsigned char)*in < 0x20 ||
+			   *in == 0x7f ? '_' : *in;
 	out[n] = '\0';
 }
 
@@ -95,7 +98,10 @@ static int fio_dir(const cJSON *job, const char *dir, const char *bench, const c
 	snprintf(metric, sizeof(metric), "%s_bw", dir);
 	r = kb_run_add_result(run, bench, params, metric, "KiB/s", KB_HIGHER_IS_BETTER);
 	if (!r || !get(d, "bw", cJSON_Number)) {
-		snprintf(why, size, "fio job %s: malformed %s section (no bw)", jobname, dir);
+		char text[96];
+
+		snprintf(why, size, "fio job %s: malformed %s section (no bw)",
+			 kb_printable(jobname, text, sizeof(text)), dir);
 		return -1;
 	}
 	if (kb_result_add_sample_checked(r, get(d, "bw", cJSON_Number)->valuedouble, false, why,
@@ -163,7 +169,10 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 	struct kb_result *r;
 
 	if (err) {
-		snprintf(why, size, "iperf3 reported an error: %s", err->valuestring);
+		char text[160];
+
+		snprintf(why, size, "iperf3 reported an error: %s",
+			 kb_printable(err->valuestring, text, sizeof(text)));
 		return -1;
 	}
 	if (!iv || !end || !cJSON_GetArraySize(iv)) {

@@ -23,7 +23,7 @@ int kb_import_fio(const cJSON *doc, const char *prefix, struct kb_run *run, char
 int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, char *why,
 		     size_t size);
 
-/* A params value safe in "key=value,..." (commas, '=' and spaces become '_'). */
+/* A params value safe in "key=value,..." (commas, '=', spaces and control characters become '_'). */
 void kb_import_param_value(const char *in, char *out, size_t size);
 
 #endif
