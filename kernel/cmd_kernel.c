@@ -75,15 +75,20 @@ static int print_check(const cJSON *check, const char *source, bool json)
 /* Reads path (or the running kernel's config) and checks it. */
 static int check_file(const char *path, const char *fragments, bool json)
 {
-	char source[4200], err[512];
+	char source[4200], err[512], why[256];
 	struct utsname u;
 	char *text;
 	cJSON *check;
 	int rc;
 
 	if (path) {
+		/* A named file is outside input: bounded, regular files only. */
+		text = kb_read_input(path, KB_INPUT_MAX, NULL, why, sizeof(why));
+		if (!text) {
+			kb_err("kernel check: %s: %s", path, why);
+			return KB_EXIT_USAGE;
+		}
 		snprintf(source, sizeof(source), "%s", path);
-		text = kb_read_file(path, NULL);
 	} else {
 		uname(&u);
 		text = kb_env_kernel_config(u.release, source, sizeof(source));
