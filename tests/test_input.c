@@ -616,3 +616,19 @@ Test(input, export_to_missing_directory_fails_cleanly)
 	cr_expect_eq(entries(dir), 1, "only the database is in the test's dir");
 	free(r);
 }
+
+/* A device is written in place: /dev/full fails with one line, /dev/null stays a device. */
+Test(input, export_to_a_device_writes_in_place)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	struct stat st;
+
+	cr_assert_not_null(r);
+	run_cli(r, "export %s --db %s -o /dev/full", run_id, db);
+	expect_one_line(r, "/dev/full", "No space left");
+	run_cli(r, "export %s --db %s -o /dev/null", run_id, db);
+	cr_expect_eq(r->status, 0, "%s", r->err);
+	cr_assert_eq(stat("/dev/null", &st), 0);
+	cr_expect(S_ISCHR(st.st_mode), "/dev/null was replaced");
+	free(r);
+}
