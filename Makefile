@@ -257,10 +257,11 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
 		dirs=tests/fuzz/corpus/$$t; [ -d tests/fuzz/crashes/$$t ] && dirs="$$dirs tests/fuzz/crashes/$$t"; \
-		$(BUILD)/fuzz/$$t -runs=0 -timeout=10 -rss_limit_mb=2048 $$dirs >$(BUILD)/fuzz/$$t.replay.log 2>&1 || \
+		$(BUILD)/fuzz/$$t -runs=0 -timeout=10 -rss_limit_mb=2048 -artifact_prefix=$(BUILD)/fuzz/ \
+			$$dirs >$(BUILD)/fuzz/$$t.replay.log 2>&1 || \
 			{ tail -40 $(BUILD)/fuzz/$$t.replay.log >&2; \
 			  echo "kbench: fuzz-replay: $$t fails on its corpus or a kept crash" >&2; exit 1; }; \
-		echo "fuzz-replay: $$t: $$(ls $$dirs | wc -l) inputs pass"; \
+		echo "fuzz-replay: $$t: $$(find $$dirs -type f | wc -l) inputs pass"; \
 	done
 
 clean:

@@ -189,9 +189,8 @@ static bool params_from_json(const cJSON *o, char *out, size_t size, char *why, 
 	cJSON_ArrayForEach(it, o) {
 		int w;
 
-		if (!*it->string || strpbrk(it->string, ",=") ||
-		    (cJSON_IsString(it) && strchr(it->valuestring, ','))) {
-			snprintf(why, wsize, "a params key is empty or has ',' or '=', or a value has ','");
+		if (strpbrk(it->string, ",=") || (cJSON_IsString(it) && strchr(it->valuestring, ','))) {
+			snprintf(why, wsize, "a params key has ',' or '=', or a value has ','");
 			return false;
 		}
 		if (cJSON_IsNumber(it) && it->valuedouble == floor(it->valuedouble) &&
@@ -308,8 +307,7 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 	struct kb_result *r;
 	char params[512], why[400], name[96];
 
-	if (!bench || !*bench || !metric || !*metric || !unit || !dir ||
-	    !kb_direction_parse(dir, &d)) {
+	if (!bench || !metric || !unit || !dir || !kb_direction_parse(dir, &d)) {
 		snprintf(err, size, "results[%zu]: missing or malformed benchmark, metric, unit"
 			 " or direction", idx);
 		return -1;

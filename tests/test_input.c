@@ -331,7 +331,7 @@ Test(input, malformed_run_files_one_line, .timeout = 120)
 		{ '0', "params", "{\"a,b\":\"c\"}" }, { '0', "params", "{\"a\":1.5}" },
 		{ '0', "samples", "{}" },	{ '0', "samples", "[\"1\"]" },
 		{ '0', "warmup", "[null]" },	{ '0', "benchmark", "7" },
-		{ '0', "direction", "\"sideways\"" }, { '0', "metric", "\"\"" },
+		{ '0', "direction", "\"sideways\"" }, { '0', "metric", "[]" },
 		{ 'r', "environment", "[1]" },	{ 'r', "features", "\"x\"" },
 		{ 'r', "id", "[]" },		{ 'r', "label", "null" },
 		{ 'd', "results", "{}" },	{ 'd', "results", "[1]" },
