@@ -444,15 +444,3 @@ int kb_write_atomic(const char *path, const void *data, size_t len)
 	}
 	return kb_atomic_commit(&a);
 }
-
-const char *kb_printable(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; *s && n + 1 < size; s++)
-		buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
-	if (*s && size > 4)
-		memcpy(buf + size - 4, "...", 3), n = size - 1;
-	buf[n] = '\0';
-	return buf;
-}

@@ -104,10 +104,4 @@ void kb_atomic_abort(struct kb_atomic *a);
 /* The whole of data to path through the three above. 0 or -errno. */
 int kb_write_atomic(const char *path, const void *data, size_t len);
 
-/*
- * s made safe to echo in a one-line error: control characters (newlines,
- * escape sequences) become '?', and what does not fit in buf ends in "...".
- */
-const char *kb_printable(const char *s, char *buf, size_t size);
-
 #endif

@@ -253,13 +253,13 @@ static bool counters_from_json(const cJSON *o, struct kb_result *r, char *why, s
 
 		if (!cJSON_IsNumber(it) && !cJSON_IsNull(it)) {
 			snprintf(why, size, "counter %s must be a number or null",
-				 kb_printable(it->string, name, sizeof(name)));
+				 kb_sanitize_line(it->string, name, sizeof(name)));
 			return false;
 		}
 		err = kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
 					    cJSON_IsNumber(it) ? it->valuedouble : 0.0);
 		if (err) {
-			snprintf(why, size, "counter %s: %s", kb_printable(it->string, name, sizeof(name)),
+			snprintf(why, size, "counter %s: %s", kb_sanitize_line(it->string, name, sizeof(name)),
 				 err == -EDOM ? "not a finite number" : strerror(-err));
 			return false;
 		}
@@ -281,7 +281,7 @@ static bool facts_from_json(const cJSON *o, struct kb_result *r, char *why, size
 	cJSON_ArrayForEach(it, o) {
 		if (!cJSON_IsString(it)) {
 			snprintf(why, size, "fact %s must be a string",
-				 kb_printable(it->string, name, sizeof(name)));
+				 kb_sanitize_line(it->string, name, sizeof(name)));
 			return false;
 		}
 		if (kb_result_add_fact(r, it->string, it->valuestring)) {
@@ -312,7 +312,7 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 			 " or direction", idx);
 		return -1;
 	}
-	shown = kb_printable(bench, name, sizeof(name));	/* the name as errors show it */
+	shown = kb_sanitize_line(bench, name, sizeof(name));	/* the name as errors show it */
 	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
 		snprintf(err, size, "results[%zu] (%s): %s", idx, shown, why);
 		return -1;
@@ -362,7 +362,7 @@ static int skip_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *
 	}
 	if (!params_from_json(item(o, "params"), params, sizeof(params), why, sizeof(why))) {
 		snprintf(err, size, "skipped[%zu] (%s): %s", idx,
-			 kb_printable(bench, name, sizeof(name)), why);
+			 kb_sanitize_line(bench, name, sizeof(name)), why);
 		return -1;
 	}
 	if (kb_run_add_skip(run, bench, params, reason)) {
@@ -384,7 +384,7 @@ int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t siz
 	kb_run_init(run);
 	if (!schema || strcmp(schema, KB_RUN_SCHEMA) != 0) {
 		snprintf(err, size, "not a %s document (schema is %s)", KB_RUN_SCHEMA,
-			 schema ? kb_printable(schema, name, sizeof(name)) : "missing");
+			 schema ? kb_sanitize_line(schema, name, sizeof(name)) : "missing");
 		return -1;
 	}
 	if (!cJSON_IsObject(r) || !cJSON_IsArray(results) ||

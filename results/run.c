@@ -164,8 +164,8 @@ int kb_result_add_sample_checked(struct kb_result *r, double v, bool warmup, cha
 
 	if (err == -EDOM)
 		snprintf(why, size, "%s %s %s: %ssample %zu is not a finite number",
-			 kb_printable(r->benchmark, b, sizeof(b)), kb_printable(r->params, p, sizeof(p)),
-			 kb_printable(r->metric, m, sizeof(m)), warmup ? "warm-up " : "", idx);
+			 kb_sanitize_line(r->benchmark, b, sizeof(b)), kb_sanitize_line(r->params, p, sizeof(p)),
+			 kb_sanitize_line(r->metric, m, sizeof(m)), warmup ? "warm-up " : "", idx);
 	else if (err)
 		snprintf(why, size, "%s", strerror(-err));
 	return err;

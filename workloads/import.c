@@ -101,7 +101,7 @@ static int fio_dir(const cJSON *job, const char *dir, const char *bench, const c
 		char text[96];
 
 		snprintf(why, size, "fio job %s: malformed %s section (no bw)",
-			 kb_printable(jobname, text, sizeof(text)), dir);
+			 kb_sanitize_line(jobname, text, sizeof(text)), dir);
 		return -1;
 	}
 	if (kb_result_add_sample_checked(r, get(d, "bw", cJSON_Number)->valuedouble, false, why,
@@ -172,7 +172,7 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 		char text[160];
 
 		snprintf(why, size, "iperf3 reported an error: %s",
-			 kb_printable(err->valuestring, text, sizeof(text)));
+			 kb_sanitize_line(err->valuestring, text, sizeof(text)));
 		return -1;
 	}
 	if (!iv || !end || !cJSON_GetArraySize(iv)) {
