@@ -68,7 +68,8 @@ static int check_schema(struct kb_store *s, char *err, size_t size)
 		return -1;
 	}
 	rc = sqlite3_step(st);
-	ok = rc == SQLITE_ROW &&
+	/* A NULL value (a hand-made or damaged file) is no schema either. */
+	ok = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
 	     strcmp((const char *)sqlite3_column_text(st, 0), STORE_SCHEMA) == 0;
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		db_fail(s, "reading the schema", err, size);
