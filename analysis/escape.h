@@ -10,8 +10,9 @@
 
 /*
  * Plain text: control characters, backslash and bytes that are not UTF-8
- * as C escapes (\n, \t, \\, \x1b); every other character as it is. The
- * result is one line and prints as the same bytes on any terminal.
+ * as C escapes (\n, \t, \r, \e, \\, \xNN: kb_escape_char, the same rule as
+ * kb_sanitize_line's); every other character as it is. The result is one
+ * line and prints as the same bytes on any terminal.
  */
 void kb_put_text(FILE *f, const char *s);
 

@@ -217,34 +217,40 @@ static size_t utf8_len(const unsigned char *s)
 	return cp >= 0x80 && cp <= 0x9f ? 0 : n;
 }
 
+size_t kb_escape_char(const char *at, char out[KB_ESCAPED_MAX], size_t *used)
+{
+	const unsigned char *s = (const unsigned char *)at;
+	size_t n = utf8_len(s);
+	const char *named = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" :
+			    *s == 0x1b ? "\\e" : *s == '\\' ? "\\\\" : NULL;
+
+	*used = n ? n : 1;
+	if (n) {
+		memcpy(out, s, n);
+		return n;
+	}
+	if (named) {
+		memcpy(out, named, 2);
+		return 2;
+	}
+	if (*s >= 0x20 && *s < 0x7f) {
+		out[0] = (char)*s;
+		return 1;
+	}
+	return (size_t)snprintf(out, KB_ESCAPED_MAX, "\\x%02x", *s);
+}
+
 char *kb_sanitize_line(const char *in, char *buf, size_t size)
 {
-	const unsigned char *s = (const unsigned char *)(in ? in : "");
+	const char *s = in ? in : "";
 	size_t n = 0, fits_dots = 0;	/* the last piece boundary that leaves room for "..." */
 
 	if (size == 0)
 		return buf;
 	while (*s) {
-		size_t step = utf8_len(s), len = step;
-		char piece[8];
+		char piece[KB_ESCAPED_MAX];
+		size_t step, len = kb_escape_char(s, piece, &step);
 
-		if (step) {
-			memcpy(piece, s, step);
-		} else if (*s == '\\') {
-			step = 1, len = 2;
-			memcpy(piece, "\\\\", 2);
-		} else if (*s >= 0x20 && *s < 0x7f) {
-			step = len = 1;
-			piece[0] = (char)*s;
-		} else {
-			const char *named = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" :
-					    *s == '\r' ? "\\r" : *s == 0x1b ? "\\e" : NULL;
-
-			step = 1;
-			len = named ? 2 : (size_t)snprintf(piece, sizeof(piece), "\\x%02x", *s);
-			if (named)
-				memcpy(piece, named, 2);
-		}
 		if (n + len >= size) {
 			n = fits_dots;
 			if (n + 3 < size) {

@@ -69,6 +69,14 @@ uint64_t kb_now_ns(void);
 char *kb_sanitize_line(const char *in, char *buf, size_t size);
 
 /*
+ * One character of untrusted text as kb_sanitize_line writes it, for other
+ * escapers to build on: into out (no NUL), its length returned, *used set to
+ * the bytes of at it stands for (1 for a byte that is not UTF-8).
+ */
+#define KB_ESCAPED_MAX 8
+size_t kb_escape_char(const char *at, char out[KB_ESCAPED_MAX], size_t *used);
+
+/*
  * Files named on the command line (run JSON, other tools' output) are read
  * with a bound: regular files only (a FIFO or /dev/zero would block or never
  * end) and at most KB_INPUT_MAX bytes, checked by fstat and again while
