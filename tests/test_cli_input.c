@@ -435,6 +435,19 @@ Test(cli_input, workload_bad_input_runs_and_stores_nothing, .timeout = 60)
 	}
 }
 
+/* --- import: an unknown tool is refused before the store is made -------- */
+
+Test(cli_input, import_unknown_tool_makes_no_store)
+{
+	static struct cli_result r;
+	char db[400];
+
+	snprintf(db, sizeof(db), "%s/new.db", dir);
+	run_cli(&r, "import bogus %s/tests/data/fio-sample.json --db %s", KB_SRCDIR, db);
+	expect_one_line_usage(&r, "import bogus", "unknown tool 'bogus'");
+	cr_expect_neq(access(db, F_OK), 0, "import of an unknown tool made the store %s", db);
+}
+
 /* --- shaper: numbers are checked, not wrapped ---------------------------- */
 
 Test(cli_input, shaper_bad_values_are_exit_2)

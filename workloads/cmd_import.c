@@ -54,6 +54,18 @@ static void stem(const char *path, char *out, size_t size)
 	kb_import_param_value(b, out, size);
 }
 
+typedef int (*importer_fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
+
+/* The importer of tool; NULL with the one-line error printed for an unknown tool. */
+static importer_fn importer(const char *tool)
+{
+	for (size_t i = 0; i < KB_ARRAY_SIZE(importers); i++)
+		if (!strcmp(tool, importers[i].tool))
+			return importers[i].fn;
+	kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
+	return NULL;
+}
+
 /*
  * Parses and imports path into run (header filled). 0, or KB_EXIT_USAGE
  * with the error printed. Shared by kbench import and kbench workload run.
@@ -61,20 +73,15 @@ static void stem(const char *path, char *out, size_t size)
 int kb_import_file(const char *tool, const char *path, const char *name, const char *label,
 		   struct kb_run *run)
 {
-	int (*fn)(const cJSON *, const char *, struct kb_run *, char *, size_t) = NULL;
+	importer_fn fn;
 	char why[256], prefix[160], nm[96];
 	size_t len;
 	char *text;
 	cJSON *doc;
 	int rc;
 
-	for (size_t i = 0; i < KB_ARRAY_SIZE(importers); i++)
-		if (!strcmp(tool, importers[i].tool))
-			fn = importers[i].fn;
-	if (!fn) {
-		kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
+	if (!(fn = importer(tool)))
 		return KB_EXIT_USAGE;
-	}
 	text = kb_read_input(path, KB_INPUT_MAX, &len, why, sizeof(why));
 	if (!text) {
 		kb_err("import: %s: %s", path, why);
@@ -185,7 +192,9 @@ int cmd_import(int argc, char **argv)
 		kb_err("import: expected TOOL and FILE (see kbench import --help)");
 		return KB_EXIT_USAGE;
 	}
-	/* Open the store first: a bad database fails before anything is read. */
+	/* The tool, then the store: neither a bad tool nor a bad database reads (or makes) anything. */
+	if (strcmp(argv[optind], "kbench") && !importer(argv[optind]))
+		return KB_EXIT_USAGE;
 	if (cli.store &&
 	    !(s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
