@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,11 @@ static int take_sample(struct case_ctx *x, double *value, uint64_t *ops, uint64_
 		return -EINVAL;
 	}
 	*value = b->timed ? (double)x->meter.ns / (double)s.ops : s.value;
+	/* The store refuses it; a benchmark that computes one fails its case, not silently. */
+	if (!isfinite(*value)) {
+		snprintf(x->why, sizeof(x->why), "sample is not a finite number (%g)", *value);
+		return -EDOM;
+	}
 	*ops = s.ops;
 	*ns = x->meter.ns;
 	return 0;
