@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,12 +413,18 @@ static int load_samples(sqlite3 *db, sqlite3_int64 result_id, struct kb_result *
 	if (rc != SQLITE_OK)
 		return rc;
 	sqlite3_bind_int64(st, 1, result_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (kb_result_add_sample(r, sqlite3_column_double(st, 1),
-					 sqlite3_column_int(st, 0) != 0))
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int err = kb_result_add_sample(r, sqlite3_column_double(st, 1),
+					       sqlite3_column_int(st, 0) != 0);
+
+		if (err) {
+			/* -EDOM: an infinity an older kbench let in; said by the caller. */
+			rc = err == -EDOM ? SQLITE_RANGE : SQLITE_NOMEM;
 			break;
+		}
+	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc == SQLITE_ROW ? SQLITE_NOMEM : rc;
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* Counters and facts come back from their JSON columns. */
@@ -510,7 +517,14 @@ int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 	run->environment = cJSON_Parse(col_text(st, 5));
 	run->features = cJSON_Parse(col_text(st, 6));
 	sqlite3_finalize(st);
-	if (load_results(s->db, run) != SQLITE_OK) {
+	rc = load_results(s->db, run);
+	if (rc == SQLITE_RANGE) {
+		snprintf(err, size, "%s: run %s holds a sample that is not a finite number "
+			 "(stored before kbench refused them)", s->path, id);
+		kb_run_free(run);
+		return -1;
+	}
+	if (rc != SQLITE_OK) {
 		kb_run_free(run);
 		return db_fail(s, "reading results", err, size);
 	}
@@ -582,9 +596,13 @@ int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs
 	*n = 0;
 	if (rc == SQLITE_OK && nids && !(*runs = calloc(nids, sizeof(**runs))))
 		rc = SQLITE_NOMEM;
+	bool said = false;	/* err already holds why a run could not be loaded */
+
 	for (size_t i = 0; rc == SQLITE_OK && i < nids; i++) {
-		if (kb_store_load_run(s, ids[i], &(*runs)[i], err, size) != 1)
-			rc = SQLITE_ERROR;
+		int got = kb_store_load_run(s, ids[i], &(*runs)[i], err, size);
+
+		if (got != 1)
+			rc = SQLITE_ERROR, said = got < 0;
 		else
 			(*n)++;
 	}
@@ -597,7 +615,7 @@ int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs
 		free(*runs);
 		*runs = NULL;
 		*n = 0;
-		return db_fail(s, "reading runs", err, size);
+		return said ? -1 : db_fail(s, "reading runs", err, size);
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <float.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,8 +121,7 @@ static void expect_one_line(const struct cli_result *r, const char *what, const 
 				   r->err);
 }
 
-/* The number of entries in dir (temporary files left behind show here). */
-/* Entries of a directory, leaving out a WAL store's own -wal and -shm files. */
+/* Entries of a directory (temporary files left behind show here), leaving out a WAL store's own -wal and -shm files. */
 static int entries(const char *path)
 {
 	DIR *d = opendir(path);
@@ -217,6 +217,27 @@ Test(input, non_finite_sample_in_run_file_refused)
 	expect_one_line(r, "show", "sample 0 is not a finite number");
 	cr_expect_not_null(strstr(r->err, "mm/guard/install method=madv_guard,regions=1000"),
 			   "benchmark and params named: %s", r->err);
+	free(r);
+}
+
+/* A store an older kbench wrote with an infinity in it: reading the run says so, in one line. */
+Test(input, non_finite_sample_in_an_old_store_is_named)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	sqlite3 *h;
+
+	cr_assert_not_null(r);
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, "UPDATE samples SET value = 9e999 WHERE (result_id, warmup, seq) ="
+				  " (SELECT result_id, warmup, seq FROM samples LIMIT 1)", NULL, NULL, NULL), SQLITE_OK,
+		     "%s", sqlite3_errmsg(h));
+	cr_assert_eq(sqlite3_changes(h), 1);
+	sqlite3_close(h);
+	run_cli(r, "show %s --db %s", run_id, db);
+	cr_expect(r->status == 2 || r->status == 3, "exit %d; stderr: %s", r->status, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "expected one line, got: %s", r->err);
+	cr_expect_not_null(strstr(r->err, "not a finite number"), "%s", r->err);
+	cr_expect_not_null(strstr(r->err, run_id), "the run is named: %s", r->err);
 	free(r);
 }
 
