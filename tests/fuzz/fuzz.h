@@ -8,6 +8,7 @@
 #include "../../analysis/report_text.h"
 #include "../../results/json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,26 @@ static inline void kb_fuzz_header(struct kb_run *run)
 	snprintf(run->suite_revision, sizeof(run->suite_revision), "fuzz");
 	run->environment = cJSON_CreateObject();
 	run->features = cJSON_CreateObject();
+}
+
+/* One importer's target: bytes that parse as JSON are refused with a reason or give a run that reads back. */
+static inline int kb_fuzz_import(const uint8_t *data, size_t size,
+				 int (*import)(const cJSON *, const char *, struct kb_run *, char *,
+					       size_t),
+				 const char *prefix)
+{
+	cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
+	struct kb_run run;
+	char why[256];
+
+	if (!doc)
+		return 0;
+	kb_fuzz_header(&run);
+	if (import(doc, prefix, &run, why, sizeof(why)) == 0)
+		kb_fuzz_check_run(&run);
+	kb_run_free(&run);
+	cJSON_Delete(doc);
+	return 0;
 }
 
 #endif

@@ -2,20 +2,7 @@
 #include "fuzz.h"
 #include "../../workloads/import.h"
 
-#include <stdint.h>
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
-	struct kb_run run;
-	char why[256];
-
-	if (!doc)
-		return 0;
-	kb_fuzz_header(&run);
-	if (kb_import_fio(doc, "fio/fuzz", &run, why, sizeof(why)) == 0)
-		kb_fuzz_check_run(&run);
-	kb_run_free(&run);
-	cJSON_Delete(doc);
-	return 0;
+	return kb_fuzz_import(data, size, kb_import_fio, "fio/fuzz");
 }
