@@ -112,6 +112,31 @@ static bool decode(const char *tok, char *out, size_t size)
 	return true;
 }
 
+static bool record_of(const char *name, pid_t pid, uint64_t *seq_out);
+
+/*
+ * Records of a dead process that had our pid (its lock was free, so we hold
+ * it now): our records are numbered after its, and its lock file is never
+ * unlinked by us, so its records stay for the next restore.
+ */
+static bool inherited;
+
+static void note_predecessor(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t s;
+
+	while (d && (e = readdir(d)))
+		if (record_of(e->d_name, getpid(), &s)) {
+			inherited = true;
+			if (s > seq)
+				seq = s;
+		}
+	if (d)
+		closedir(d);
+}
+
 /*
  * Takes the lock file of this pid, created if need be. A lock file can be
  * unlinked by a restorer between our open and our flock (it held the lock
@@ -131,6 +156,7 @@ static int take_lock(const char *dir)
 		if (flock(fd, LOCK_EX) == 0 && fstat(fd, &a) == 0 && stat(lock_path, &b) == 0 &&
 		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
 			lock_fd = fd;
+			note_predecessor(dir);
 			return 0;
 		}
 		close(fd);
@@ -210,7 +236,8 @@ void kb_journal_done(int id)
 	slot_used[id] = 0;
 	/* Nothing left to restore: the lock goes too (unlinked while still held). */
 	if (--live == 0 && lock_fd >= 0) {
-		unlink(lock_path);
+		if (!inherited)
+			unlink(lock_path);
 		close(lock_fd);
 		lock_fd = -1;
 	}

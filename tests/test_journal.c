@@ -7,6 +7,7 @@
  * the original back itself in its fini, whatever happened.
  */
 #include "helpers.h"
+#include "../bench/journal.h"
 #include "../bench/undo.h"
 #include "../bench/util.h"
 #include "../kernel/probe.h"
@@ -549,4 +550,40 @@ Test(privilege, probe_as_nobody_says_not_permitted, .timeout = 60)
 	cr_expect(!strstr(r.out, "kernel lacks tp_btf"), "list blames the kernel: %.500s", r.out);
 	cr_expect(strstr(r.out, "not permitted: tp_btf tracing programs"), "%.500s", r.out);
 	nobody_cleanup(&n);
+}
+
+/*
+ * A dead kbench that had this process's pid left its lock and a record: the
+ * next journal under that pid numbers its records after it, and when done
+ * leaves the dead one's record and lock for a restore.
+ */
+Test(journal, a_dead_journal_with_our_pid_is_not_taken_over, .timeout = 30)
+{
+	char jdir[256], names[1024], lock[300], rec[300], gone[300];
+	int id;
+
+	make_tmpdir(jdir, sizeof(jdir));
+	setenv("KBENCH_JOURNAL_DIR", jdir, 1);
+	chmod(jdir, 0700);
+	snprintf(lock, sizeof(lock), "%s/%d.lock", jdir, (int)getpid());
+	snprintf(rec, sizeof(rec), "%s/%d.%020d.rec", jdir, (int)getpid(), 1);
+	snprintf(gone, sizeof(gone), "%s/kbench-gone-%d", jdir, (int)getpid());
+	write_text(lock, "", 0600);
+	{
+		char text[600];
+
+		snprintf(text, sizeof(text), "kbench-journal/1 workdir =%s =\n", gone);
+		write_text(rec, text, 0600);
+	}
+	id = kb_journal_add(KB_JOURNAL_WORKDIR, "/tmp/kbench-test-not-made", "");
+	cr_assert_geq(id, 0, "kb_journal_add: %s", strerror(-id));
+	cr_expect_eq(access(rec, F_OK), 0, "the dead process's record was overwritten");
+	kb_journal_done(id);
+	cr_expect_eq(access(rec, F_OK), 0, "the dead process's record went with ours");
+	cr_expect_eq(access(lock, F_OK), 0, "the lock of the dead record went: it is orphaned");
+	cr_expect_eq(list_dir(jdir, names, sizeof(names)), 2, "expected its record and lock: %s",
+		     names);
+	unlink(rec);
+	unlink(lock);
+	rmdir(jdir);
 }
