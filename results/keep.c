@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +36,33 @@ static void id_for_file(const char *id, char *out, size_t size)
 	out[n] = '\0';
 }
 
-/* Writes run beside the database, else in $TMPDIR or /tmp. 0 with file set. */
+/*
+ * Writes run beside the database, else in a directory of its own made in
+ * $TMPDIR or /tmp: a shared, sticky directory may hold a name planted by
+ * another user (a symlink, a FIFO), so the file never goes there directly.
+ * 0 with file set.
+ */
 static int save_aside(const struct kb_run *run, const char *db, char *file, size_t fsize,
 		      char *why, size_t wsize)
 {
 	const char *tmp = getenv("TMPDIR");
-	char copy[4096], id[sizeof(run->id)];
+	char copy[4096], dir[4200], id[sizeof(run->id)];
 
 	id_for_file(run->id, id, sizeof(id));
 	snprintf(file, fsize, "%s.unstored-%s.json", db, id);
 	if (!kb_run_write_json(run, file, why, wsize))
 		return 0;
 	snprintf(copy, sizeof(copy), "%s", db);
-	snprintf(file, fsize, "%s/%s.unstored-%s.json", tmp && *tmp ? tmp : "/tmp",
-		 basename(copy), id);
+	snprintf(dir, sizeof(dir), "%s/kbench-unstored-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		snprintf(why, wsize, "a directory in %.300s: %s", tmp && *tmp ? tmp : "/tmp",
+			 strerror(errno));
+		return -1;
+	}
+	if ((size_t)snprintf(file, fsize, "%s/%s.unstored-%s.json", dir, basename(copy), id) >= fsize) {
+		snprintf(why, wsize, "a file name in %.300s: too long", dir);
+		return -1;
+	}
 	return kb_run_write_json(run, file, why, wsize);
 }
 

@@ -475,6 +475,17 @@ Test(store_safety, refused_run_goes_to_tmpdir_when_the_store_dir_is_not_writable
 	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
 	saved_file(r->err, file, sizeof(file));
 	cr_expect_eq(strncmp(file, tmp, strlen(tmp)), 0, "%s is not in $TMPDIR", file);
+	{
+		/* Not in the shared directory itself (a planted symlink there would be followed). */
+		char parent[1024];
+		struct stat st;
+
+		snprintf(parent, sizeof(parent), "%s", file);
+		*strrchr(parent, '/') = '\0';
+		cr_expect_str_neq(parent, tmp, "%s was written straight into $TMPDIR", file);
+		cr_expect(stat(parent, &st) == 0 && S_ISDIR(st.st_mode) && !(st.st_mode & 077),
+			  "%s is not a private directory", parent);
+	}
 	run_cli(r, "import kbench %s --db %s", file, db);
 	cr_expect_eq(r->status, 0, "import kbench: %s", r->err);
 	cr_expect_eq(stored_runs(r), 2);
