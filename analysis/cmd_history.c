@@ -109,6 +109,7 @@ static void print_text(const struct kb_history *h, size_t nseries, const struct 
 		       h->short_series, 2 * cli->cp.min_segment);
 	for (size_t i = 0; i < h->n; i++) {
 		const struct kb_history_change *c = &h->changes[i];
+		char date[11];
 
 		if (c->series != last) {
 			/* Stored names, escaped: each stays on its line. */
@@ -125,7 +126,10 @@ static void print_text(const struct kb_history *h, size_t nseries, const struct 
 			fputs("\n", stdout);
 		}
 		last = c->series;
-		printf("  %.10s ", c->at->started);
+		snprintf(date, sizeof(date), "%.10s", c->at->started);
+		fputs("  ", stdout);
+		kb_put_text(stdout, date);
+		fputs(" ", stdout);
 		kb_put_text(stdout, c->at->run_id);
 		fputs(" kernel ", stdout);
 		kb_put_text(stdout, c->at->kernel);

@@ -116,8 +116,11 @@ static void changes(FILE *f, const struct kb_report *r)
 	for (size_t i = 0; i < h->n; i++) {
 		const struct kb_history_change *c = &h->changes[i];
 		const char *kind = c->regression ? "regression" : "improvement";
+		char date[11];
 
-		fprintf(f, "<tr class=\"%s\"><td>%.10s</td>", kind, c->at->started);
+		snprintf(date, sizeof(date), "%.10s", c->at->started);	/* stored data: escaped too */
+		fprintf(f, "<tr class=\"%s\">", kind);
+		td(f, date);
 		td(f, c->at->run_id);
 		td(f, c->at->kernel);
 		td(f, c->series->host);

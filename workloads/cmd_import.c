@@ -137,8 +137,11 @@ static int import_kbench(char **files, int n, struct kb_store *s)
 			kb_err("import: %s: %s", files[i], err);
 			rc = stored == KB_IMPORT_CONFLICT ? KB_EXIT_USAGE : KB_EXIT_ENV;
 		} else {
-			printf("%s: run %s (%zu results) %s\n", files[i], runs[i].id,
-			       runs[i].nresults, !s ? "read" : stored ? "stored" : "already stored");
+			char id[sizeof(runs[i].id) * 2];
+
+			printf("%s: run %s (%zu results) %s\n", files[i],
+			       kb_sanitize_line(runs[i].id, id, sizeof(id)), runs[i].nresults,
+			       !s ? "read" : stored ? "stored" : "already stored");
 		}
 	}
 	for (int i = 0; i < nread; i++)
