@@ -181,15 +181,14 @@ static void workdir_remove(void *arg)
 		kb_err("undo: removing %s: %s", c.target, c.why);
 }
 
-int kb_workdir_make(const char *prefix, char *buf, size_t size)
+int kb_workdir_journaled(const char *prefix, char *buf, size_t size)
 {
 	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned char r[6];
 		char suffix[7];
-		char *arg = NULL;
-		int id, err = 0;
+		int id, err;
 
 		if (getrandom(r, sizeof(r), 0) != sizeof(r))
 			return -errno;
@@ -201,20 +200,29 @@ int kb_workdir_make(const char *prefix, char *buf, size_t size)
 		/* The record first: a kill between mkdir and the record would leak the directory. */
 		if ((id = kb_journal_add(KB_JOURNAL_WORKDIR, buf, "")) < 0)
 			return id;
-		if (mkdir(buf, 0700)) {
-			err = -errno;
-		} else if (!(arg = strdup(buf)) ||
-			   (err = kb_undo_push_recorded("remove a work directory", workdir_remove,
-							arg, id))) {
-			free(arg);
-			rmdir(buf);
-			err = err ? err : -ENOMEM;
-		}
-		if (!err)
-			return 0;
+		if (!mkdir(buf, 0700))
+			return id;
+		err = -errno;
 		kb_journal_done(id);
 		if (err != -EEXIST)
 			return err;
 	}
 	return -EEXIST;
+}
+
+int kb_workdir_make(const char *prefix, char *buf, size_t size)
+{
+	int id = kb_workdir_journaled(prefix, buf, size), err;
+	char *arg;
+
+	if (id < 0)
+		return id;
+	if (!(arg = strdup(buf)))
+		err = -ENOMEM;
+	else if (!(err = kb_undo_push_recorded("remove a work directory", workdir_remove, arg, id)))
+		return 0;
+	free(arg);
+	rmdir(buf);
+	kb_journal_done(id);
+	return err;
 }

@@ -61,4 +61,11 @@ int kb_sysctl_set(const char *path, const char *value);
  */
 int kb_workdir_make(const char *prefix, char *buf, size_t size);
 
+/*
+ * The same directory, journaled, without the undo list: the caller removes
+ * it and then calls kb_journal_done(id) (or done first, once the directory
+ * may hold what is not kbench's). The journal record's id, or -errno.
+ */
+int kb_workdir_journaled(const char *prefix, char *buf, size_t size);
+
 #endif

@@ -65,6 +65,7 @@ struct kb_site {
 	char dir[4096];		/* the site (resolved when it exists) */
 	char tmp[4096];		/* the new site while it is written; "" once gone */
 	unsigned mode;		/* permissions of the site directory */
+	int journal;		/* tmp's journal record while it holds only the new site, or -1 */
 };
 
 /* Makes the temporary directory for a report to DIR. 0, or an exit code (error printed). */

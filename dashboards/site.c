@@ -10,6 +10,8 @@
  */
 #include "report.h"
 #include "../analysis/escape.h"
+#include "../bench/journal.h"
+#include "../bench/undo.h"
 #include "../bench/util.h"
 
 #include <dirent.h>
@@ -31,12 +33,13 @@ static void path_of(char *out, size_t size, const char *dir, const char *name)
 
 int kb_site_begin(struct kb_site *s, const char *dir)
 {
-	char copy[sizeof(s->dir)], base[sizeof(s->dir)], *parent;
+	char copy[sizeof(s->dir)], prefix[sizeof(s->dir) + 16], *parent;
 	struct stat st;
 	mode_t mask = umask(0);
 
 	umask(mask);
 	memset(s, 0, sizeof(*s));
+	s->journal = -1;
 	s->mode = 0777 & ~mask;
 	if (!stat(dir, &st)) {
 		if (!S_ISDIR(st.st_mode)) {
@@ -53,19 +56,31 @@ int kb_site_begin(struct kb_site *s, const char *dir)
 		snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	}
 	snprintf(copy, sizeof(copy), "%s", s->dir);
-	snprintf(base, sizeof(base), "%s", s->dir);
 	parent = dirname(copy);
 	if (kb_mkdir_p(parent)) {
 		kb_err("report: cannot create %s: %s", parent, strerror(errno));
 		return KB_EXIT_USAGE;
 	}
-	snprintf(s->tmp, sizeof(s->tmp), "%s/.%s.kbench-XXXXXX", parent, basename(base));
-	if (!mkdtemp(s->tmp) || chmod(s->tmp, s->mode)) {
-		kb_err("report: cannot create a directory beside %s: %s", dir, strerror(errno));
-		s->tmp[0] = '\0';
+	/* Journaled while it holds only the new site: after a SIGKILL the next start removes it. */
+	snprintf(prefix, sizeof(prefix), "%s/kbench-report", parent);
+	s->journal = kb_workdir_journaled(prefix, s->tmp, sizeof(s->tmp));
+	if (s->journal < 0 || chmod(s->tmp, s->mode)) {
+		kb_err("report: cannot create a directory beside %s: %s", dir,
+		       strerror(s->journal < 0 ? -s->journal : errno));
+		if (s->journal < 0)
+			s->tmp[0] = '\0';
+		kb_site_abort(s);
 		return KB_EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* The temporary directory is about to hold the old site (and users' files): no longer the journal's. */
+static void unjournal(struct kb_site *s)
+{
+	if (s->journal >= 0)
+		kb_journal_done(s->journal);
+	s->journal = -1;
 }
 
 /* Removes a directory this report made, and every file in it (all its own). */
@@ -87,6 +102,7 @@ void kb_site_abort(struct kb_site *s)
 	if (s->tmp[0])
 		remove_own_dir(s->tmp);
 	s->tmp[0] = '\0';
+	unjournal(s);
 }
 
 /* DIR/.kbench-site: every file in the new site, one name a line. */
@@ -309,6 +325,7 @@ int kb_site_commit(struct kb_site *s, const char *dir)
 		kb_site_abort(s);
 		return KB_EXIT_USAGE;
 	}
+	unjournal(s);
 	if (!rename(s->tmp, s->dir)) {	/* no site yet, or an empty directory */
 		s->tmp[0] = '\0';
 		return 0;

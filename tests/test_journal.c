@@ -587,3 +587,70 @@ Test(journal, a_dead_journal_with_our_pid_is_not_taken_over, .timeout = 30)
 	unlink(lock);
 	rmdir(jdir);
 }
+
+/* The report's temporary site directory in dir (made by this test alone), if any. */
+static bool report_tmpdir(const char *dir, char *made, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	cr_assert_not_null(d, "%s", dir);
+	while (!found && (e = readdir(d)))
+		if (!strncmp(e->d_name, "kbench-report.", 14)) {
+			snprintf(made, size, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	closedir(d);
+	return found;
+}
+
+/* A report SIGKILLed while it writes the new site leaves it; the next start removes it. */
+Test(journal, sigkill_report_then_restore, .timeout = 300)
+{
+	char base[256], db[300], site[300], tmp[600] = "", want[700], cmd[400];
+	double level[12];
+	char ids[12][128];
+	struct cli_result r;
+	bool caught = false;
+	pid_t pid = 0;
+
+	need_root();
+	make_tmpdir(base, sizeof(base));
+	snprintf(db, sizeof(db), "%s/k.db", base);
+	snprintf(site, sizeof(site), "%s/site", base);
+	for (int i = 0; i < 12; i++)
+		level[i] = i < 6 ? 1000 : 1200;
+	store_synthetic_runs(db, "h", level, 12, 0.02, 7, ids);
+	/* Bounded tries: a report that ends before the poll sees its directory is a miss. */
+	for (int t = 0; t < 10 && !caught; t++) {
+		char *argv[] = { "kbench", "report", "-o", site, "--db", db, NULL };
+		int st;
+
+		bool ended = false;
+
+		tmp[0] = '\0';
+		pid = start(argv);
+		for (int i = 0; i < 4000 && !ended && !report_tmpdir(base, tmp, sizeof(tmp)); i++) {
+			ended = waitpid(pid, &st, WNOHANG) == pid;
+			sleep_ms(1);
+		}
+		if (!ended)
+			ended = waitpid(pid, &st, WNOHANG) == pid;
+		if (ended)
+			continue;	/* it finished first: try again */
+		kill(pid, SIGKILL);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		caught = tmp[0] && WIFSIGNALED(st) && access(tmp, F_OK) == 0;
+	}
+	cr_assert(caught, "no report was killed while its temporary site existed in 10 tries");
+	run_cli(&r, "restore");
+	snprintf(want, sizeof(want), "a killed kbench (pid %d): removed %s", (int)pid, tmp);
+	fprintf(stderr, "journal figures: report temporary site %s: after SIGKILL present, after "
+			"`kbench restore` %s\n", tmp, access(tmp, F_OK) ? "absent" : "present");
+	cr_expect_eq(r.status, 0, "kbench restore: exit %d: %s", r.status, r.err);
+	cr_expect(access(tmp, F_OK) && errno == ENOENT, "%s still there after kbench restore", tmp);
+	cr_expect(strstr(r.out, want), "no '%s' in: %s", want, r.out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	cr_expect_eq(system(cmd), 0);
+}
