@@ -336,7 +336,14 @@ char *kb_read_input(const char *path, size_t max, size_t *len, char *why, size_t
 	return buf;
 }
 
-int kb_atomic_begin(struct kb_atomic *a, const char *path)
+/* An output file being replaced: tmp[0] == 0 when path is written in place. */
+struct kb_atomic {
+	FILE *f;
+	char path[4096], tmp[4096];
+};
+
+/* Opens the temporary file; a.f is where to write. 0, or -errno. */
+static int kb_atomic_begin(struct kb_atomic *a, const char *path)
 {
 	const char *slash;
 	size_t dlen, len;
@@ -401,7 +408,8 @@ static void sync_dir_of(const char *path)
 	}
 }
 
-int kb_atomic_commit(struct kb_atomic *a)
+/* Flushes, syncs and renames into place; on error removes the temporary file. 0 or -errno. */
+static int kb_atomic_commit(struct kb_atomic *a)
 {
 	int err = 0;
 
@@ -425,7 +433,8 @@ int kb_atomic_commit(struct kb_atomic *a)
 	return err;
 }
 
-void kb_atomic_abort(struct kb_atomic *a)
+/* Drops what was written; the old file stays. */
+static void kb_atomic_abort(struct kb_atomic *a)
 {
 	if (a->f)
 		fclose(a->f);

@@ -96,20 +96,8 @@ char *kb_read_input(const char *path, size_t max, size_t *len, char *why, size_t
  * beside path, is fsync'ed and renamed over path on commit, so an error
  * never leaves a 0-byte or half file and never touches the old one. A path
  * that exists and is not a regular file (/dev/stdout, a FIFO) is written in
- * place: nothing can be renamed over it.
+ * place: nothing can be renamed over it. 0 or -errno.
  */
-struct kb_atomic {
-	FILE *f;
-	char path[4096], tmp[4096];	/* tmp[0] == 0: writing path in place */
-};
-
-/* Opens the temporary file; a.f is where to write. 0, or -errno. */
-int kb_atomic_begin(struct kb_atomic *a, const char *path);
-/* Flushes, syncs and renames into place; on any error removes the temporary file. 0 or -errno. */
-int kb_atomic_commit(struct kb_atomic *a);
-/* Drops what was written; the old file stays. */
-void kb_atomic_abort(struct kb_atomic *a);
-/* The whole of data to path through the three above. 0 or -errno. */
 int kb_write_atomic(const char *path, const void *data, size_t len);
 
 #endif
