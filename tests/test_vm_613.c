@@ -17,7 +17,7 @@
 
 #define BPO_KERNEL KB_SRCDIR "/build/kernels/debian-backports/vmlinuz"
 /* --timeout: a hung guest is killed by kbench, inside the test's own limit. */
-#define GUEST "vm run --timeout 120 --kernel " BPO_KERNEL " --accel tcg -q --no-store"
+#define GUEST "vm run --timeout 300 --kernel " BPO_KERNEL " --accel tcg -q --no-store"
 
 static void need_kernel(void)
 {
@@ -35,7 +35,7 @@ static bool present(cJSON *features, const char *name)
 }
 
 /* Also guards the JIT scan: 7.x loads r9 with a 32-bit mov, not movabs. */
-Test(vm613, probe_sees_the_613_features, .timeout = 300)
+Test(vm613, probe_sees_the_613_features, .timeout = 900)
 {
 	static struct cli_result r;
 	cJSON *doc, *f;
@@ -60,7 +60,7 @@ Test(vm613, probe_sees_the_613_features, .timeout = 300)
  * after the family's policy accepted every attribute. A value the policy
  * forbids (a handle id above 2^26-2) is refused before that, with ERANGE.
  */
-Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 300)
+Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 900)
 {
 	static const char *const good[] = {
 		"shaper set lo scope=queue id=0 metric=bps bw-min=1000 bw-max=1000000 burst=65536 "
@@ -88,7 +88,7 @@ Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 300)
 }
 
 /* 7.x keeps a cache's node pointers in per_node[]: the iterator still counts its objects. */
-Test(vm613, slab_iterator_reads_the_per_node_layout, .timeout = 300)
+Test(vm613, slab_iterator_reads_the_per_node_layout, .timeout = 900)
 {
 	static struct cli_result r;
 	cJSON *doc, *c;
@@ -111,7 +111,7 @@ Test(vm613, slab_iterator_reads_the_per_node_layout, .timeout = 300)
 }
 
 /* veth, sch_htb and sch_tbf are xz modules in Debian 13: the runner carries them plain. */
-Test(vm613, xz_modules_load_on_demand, .timeout = 300)
+Test(vm613, xz_modules_load_on_demand, .timeout = 900)
 {
 	static struct cli_result r;
 	cJSON *doc, *it;
@@ -148,7 +148,7 @@ Test(vm613, xz_modules_load_on_demand, .timeout = 300)
  * it: KBENCH_TEST_NSIM_KERNEL, which make test sets to the tiny kernel it
  * builds with `kbench kernel build --tiny --features vm,net,shaper`.
  */
-Test(vm613, shaper_api_runs_on_netdevsim, .timeout = 300)
+Test(vm613, shaper_api_runs_on_netdevsim, .timeout = 900)
 {
 	const char *kernel = getenv("KBENCH_TEST_NSIM_KERNEL");
 	static struct cli_result r;
@@ -158,7 +158,7 @@ Test(vm613, shaper_api_runs_on_netdevsim, .timeout = 300)
 	if (!kernel || !*kernel || access(kernel, R_OK))
 		cr_skip_test("skipped: no kernel with netdevsim (KBENCH_TEST_NSIM_KERNEL unset: "
 			     "make test builds one)");
-	run_cli(&r, "vm run --timeout 120 --kernel '%s' --accel tcg -q --no-store -J -- run -f 'net/shaper/[aq]*' "
+	run_cli(&r, "vm run --timeout 300 --kernel '%s' --accel tcg -q --no-store -J -- run -f 'net/shaper/[aq]*' "
 		"-r 3", kernel);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);

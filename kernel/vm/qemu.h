@@ -34,9 +34,12 @@ struct kb_vm_boot {
 
 struct kb_vm_outcome {
 	char accel[8];		/* the one that ran: "kvm" or "tcg" */
-	char accel_note[256];	/* why (KVM's failure when auto fell back) */
+	char accel_note[512];	/* why (KVM's failure when auto fell back), and a second boot's reason */
 	char guest_release[128];
 	double boot_s;		/* qemu start to init running */
+	bool rebooted;		/* the first boot did not reach init: accel_note says why */
+	double no_init_cpu_s;	/* a boot that did not reach init: qemu's CPU seconds by then */
+	double no_init_wall_s;	/* and the seconds it was given */
 	double total_s;		/* qemu start to the result back */
 	int guest_rc;		/* the kbench command's exit status */
 	char console_line[256];	/* the console's last line (for a failure message) */

@@ -56,7 +56,8 @@ enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS
 	"  --cpus N           guest CPUs (default 2)\n"                                      \
 	"  --mem MIB          guest memory (default 1024)\n"                                 \
 	"  --timeout S        kill the VM after S seconds (default 1800)\n"                  \
-	"  --boot-timeout S   kill it when init has not started after S seconds (default 120)\n" \
+	"  --boot-timeout S   kill it when init has not started after S seconds that qemu\n" \
+	"                     was not kept waiting for a CPU (default 120); then boot once more\n" \
 	"  --kbench PATH      the kbench binary to run inside (default: this one)\n"         \
 	"  --no-modules       carry no kernel modules (default: the image's modules/ dir)\n"  \
 	"  --keep             keep the work directory (initramfs, console.log)\n"            \
