@@ -21,7 +21,8 @@ static const char usage[] =
 	"  gets a higher threshold: the smallest change the compared runs can tell\n"
 	"  from that run-to-run noise (--no-history: samples only). A and B may\n"
 	"  also be latest or latest~N (this host's newest run, or N before it).\n"
-	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors.\n";
+	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
+	"  when a run is on both sides or the sides have no metric in common).\n";
 
 /*
  * The stored series of host, for the run-to-run noise. A missing default
@@ -43,6 +44,18 @@ static int load_history(const char *db, const char *host, struct kb_series **ser
 		return KB_EXIT_USAGE;
 	}
 	kb_store_close(s);
+	return 0;
+}
+
+/* A run on both sides (compare X X, or a label and one of its runs): nothing to compare. */
+static int same_runs(const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb)
+{
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if (a[i].id[0] && !strcmp(a[i].id, b[j].id)) {
+				kb_err("compare: run %s is on both sides: nothing to compare", a[i].id);
+				return KB_EXIT_USAGE;
+			}
 	return 0;
 }
 
@@ -114,6 +127,8 @@ int cmd_compare(int argc, char **argv)
 	if (!rc)
 		rc = kb_select_runs("compare", db, argv[optind + 1], true, &rb, &nb, dbuf,
 				    sizeof(dbuf));
+	if (!rc)
+		rc = same_runs(ra, na, rb, nb);
 	if (!rc && history)
 		rc = load_history(db, ra[0].host, &series, &nseries);
 	o.history = series;
@@ -121,6 +136,12 @@ int cmd_compare(int argc, char **argv)
 	if (!rc && kb_compare(ra, na, rb, nb, &o, &cmp)) {
 		kb_err("compare: out of memory");
 		rc = KB_EXIT_ENV;
+	}
+	if (!rc && cmp.nmetrics == 0) {
+		/* A green "geomean over 0 metrics" would let CI pass having compared nothing. */
+		kb_err("compare: %s and %s have no metric in common: nothing to compare", da, dbuf);
+		kb_comparison_free(&cmp);
+		rc = KB_EXIT_USAGE;
 	}
 	if (!rc) {
 		kb_comparison_print(stdout, &cmp, format, da, dbuf);

@@ -3,6 +3,7 @@
 #include "history.h"
 #include "options.h"
 #include "../bench/commands.h"
+#include "../bench/filter.h"
 #include "../bench/util.h"
 #include "../results/select.h"
 
@@ -26,6 +27,7 @@ static const char usage[] =
 	"  Exit 1 when a new change is a regression, 0 otherwise, 2 on input errors.\n";
 
 struct history_cli {
+	char filter_buf[KB_FILTER_MAX];
 	const char *filter, *host, *since, *db;
 	struct kb_cp_opts cp;
 	enum kb_format format;
@@ -53,7 +55,9 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			cli->filter = optarg;
+			if (kb_filter_add("history", cli->filter_buf, sizeof(cli->filter_buf),
+					  &cli->filter, optarg))
+				return KB_EXIT_USAGE;
 			break;
 		case OPT_HOST:
 			cli->host = optarg;
@@ -176,6 +180,33 @@ static void print_json(const struct kb_history *h, size_t nseries, const struct 
 	kb_json_print_and_free(doc);
 }
 
+/*
+ * An unknown --host or a -f that matches nothing stored would print an
+ * empty, green history: a typo must not read as "no change". 0 or exit 2.
+ */
+static int nothing_selected(struct kb_store *s, const struct history_cli *cli, size_t nseries)
+{
+	char err[512], id[KB_ID_MAX];
+	int got;
+
+	if (nseries)
+		return 0;
+	if (cli->host && (got = kb_store_nth_latest(s, cli->host, 0, id, sizeof(id), err,
+						    sizeof(err))) != 1) {
+		if (got < 0)
+			kb_err("history: %s", err);
+		else
+			kb_err("history: no stored run on host '%s' (see kbench runs)", cli->host);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->filter) {
+		kb_err("history: -f '%s' matches no stored benchmark%s%s", cli->filter,
+		       cli->host ? " on host " : "", cli->host ? cli->host : "");
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_history(int argc, char **argv)
 {
 	struct history_cli cli = { .cp = KB_CP_DEFAULTS, .format = KB_FORMAT_TEXT };
@@ -199,7 +230,13 @@ int cmd_history(int argc, char **argv)
 		kb_free_runs(since, nsince);
 		return KB_EXIT_USAGE;
 	}
+	rc = nothing_selected(s, &cli, nseries);
 	kb_store_close(s);
+	if (rc) {
+		kb_series_free(series, nseries);
+		kb_free_runs(since, nsince);
+		return rc;
+	}
 	if (kb_history_analyse(series, nseries, &cli.cp, since ? since->started : NULL,
 			       since ? since->id : NULL, &h)) {
 		kb_err("history: out of memory");

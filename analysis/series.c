@@ -1,7 +1,7 @@
 #include "series.h"
+#include "../bench/filter.h"
 #include "stats.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +56,7 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	struct kb_point *p, *bigger;
 	struct kb_summary sum;
 
-	if ((l->filter && fnmatch(l->filter, r->benchmark, 0)) ||
+	if (!kb_filter_match(l->filter, r->benchmark) ||
 	    (l->host && strcmp(l->host, r->host)) || !r->nsamples)
 		return 0;
 	s = series_for(l, r);

@@ -1,12 +1,12 @@
 /* kbench slabinfo: every slab cache through the kmem_cache BPF iterator (or /proc/slabinfo). */
 #include "commands.h"
+#include "filter.h"
 #include "util.h"
 #include "bpf/slab_iter.h"
 
 #include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static void print(const struct kb_slab_table *t, const char *glob, bool json, co
 		for (size_t i = 0; i < t->n; i++) {
 			char osz[24] = "-";	/* /proc/slabinfo has no object_size */
 
-			if (glob && fnmatch(glob, t->c[i].name, 0))
+			if (!kb_filter_match(glob, t->c[i].name))
 				continue;
 			if (t->c[i].object_size)
 				snprintf(osz, sizeof(osz), "%lu", t->c[i].object_size);
@@ -43,7 +43,7 @@ static void print(const struct kb_slab_table *t, const char *glob, bool json, co
 	for (size_t i = 0; i < t->n; i++) {
 		cJSON *o;
 
-		if (glob && fnmatch(glob, t->c[i].name, 0))
+		if (!kb_filter_match(glob, t->c[i].name))
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", t->c[i].name);
@@ -69,6 +69,7 @@ int cmd_slabinfo(int argc, char **argv)
 	struct kb_slab_table t = { 0 };
 	struct kb_slab_iter *it = NULL;
 	const char *glob = NULL;
+	char globs[KB_FILTER_MAX];
 	bool proc = false, json = false;
 	char why[256];
 	int c, err;
@@ -79,7 +80,8 @@ int cmd_slabinfo(int argc, char **argv)
 			proc = true;
 			break;
 		case 'f':
-			glob = optarg;
+			if (kb_filter_add("slabinfo", globs, sizeof(globs), &glob, optarg))
+				return KB_EXIT_USAGE;
 			break;
 		case 'J':
 			json = true;

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "filter.h"
 #include "collect_lockwait.h"
 #include "collect_slab.h"
 #include "counters.h"
@@ -7,7 +8,6 @@
 #include "../kernel/probe.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,7 @@ long kb_case_long(const struct kb_case *c, const char *key)
 
 bool kb_bench_matches(const struct kb_bench *b, const char *filter)
 {
-	return !filter || fnmatch(filter, b->name, 0) == 0;
+	return kb_filter_match(filter, b->name);
 }
 
 /* The idx-th comma-separated item of list into out; false past the end. */

@@ -1,4 +1,5 @@
 #include "suite_options.h"
+#include "filter.h"
 #include "util.h"
 #include "net/topology.h"
 
@@ -20,8 +21,8 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
 		}
 		return 1;
 	case 'f':
-		cli->opts.filter = arg;
-		return 1;
+		return kb_filter_add(cmd, cli->filter_buf, sizeof(cli->filter_buf), &cli->opts.filter,
+				     arg) ? KB_EXIT_USAGE : 1;
 	case KB_OPT_LABEL:
 		if (!kb_label_valid(arg)) {
 			kb_err("%s: bad label '%s': 1..%d characters, no spaces or commas", cmd, arg,

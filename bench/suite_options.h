@@ -6,12 +6,14 @@
 #ifndef KB_SUITE_OPTIONS_H
 #define KB_SUITE_OPTIONS_H
 
+#include "filter.h"
 #include "harness.h"
 
 #include <getopt.h>
 
 struct kb_suite_cli {
 	struct kb_run_opts opts;
+	char filter_buf[KB_FILTER_MAX];	/* the -f globs opts.filter points at */
 	const char *label, *db;
 	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
 	bool store, json, quiet;

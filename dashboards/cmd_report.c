@@ -1,11 +1,11 @@
 /* kbench report: charts and a static index.html from the store, no server needed. */
 #include "report.h"
 #include "../bench/commands.h"
+#include "../bench/filter.h"
 #include "../bench/util.h"
 #include "../results/select.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ static const char usage[] =
 #define DEFAULT_DIR KB_SRCDIR "/dashboards/site"
 
 struct report_cli {
+	char filter_buf[KB_FILTER_MAX];
 	const char *dir, *filter, *db, *a, *b;
 };
 
@@ -46,7 +47,9 @@ static int parse_args(int argc, char **argv, struct report_cli *cli)
 			cli->dir = optarg;
 			break;
 		case 'f':
-			cli->filter = optarg;
+			if (kb_filter_add("report", cli->filter_buf, sizeof(cli->filter_buf), &cli->filter,
+					  optarg))
+				return KB_EXIT_USAGE;
 			break;
 		case OPT_DB:
 			cli->db = optarg;
@@ -115,7 +118,7 @@ static void pick_pair(struct run_index *x)
 static void keep_matching(struct kb_run *run, const char *filter)
 {
 	for (size_t i = run->nresults; filter && i-- > 0;)
-		if (fnmatch(filter, run->results[i].benchmark, 0))
+		if (!kb_filter_match(filter, run->results[i].benchmark))
 			kb_run_remove_result(run, i);
 }
 

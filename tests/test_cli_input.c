@@ -490,3 +490,21 @@ Test(cli_input, analysis_bad_values_are_exit_2)
 		expect_one_line_usage(&r, cases[i][0], cases[i][1]);
 	}
 }
+
+/* -f repeated is a union (it used to keep only the last), and -f a,b a comma list. */
+Test(cli_input, f_repeated_or_comma_list_is_a_union, .timeout = 120)
+{
+	static const char *const forms[] = { "-f 'analysis/*' -f mm/guard/vmas",
+					     "-f 'analysis/*,mm/guard/vmas'" };
+	static struct cli_result r;
+
+	for (size_t i = 0; i < KB_ARRAY_SIZE(forms); i++) {
+		run_cli(&r, "run --quick %s -r 2 --no-store -q -J", forms[i]);
+		cr_expect_eq(r.status, 0, "%s: exit %d: %s", forms[i], r.status, r.err);
+		cr_expect_not_null(strstr(r.out, "\"analysis/changepoint\""), "%s: %s", forms[i], r.out);
+		cr_expect_not_null(strstr(r.out, "\"mm/guard/vmas\""), "%s: %s", forms[i], r.out);
+		cr_expect_null(strstr(r.out, "\"mm/guard/fork\""), "%s: %s", forms[i], r.out);
+	}
+	run_cli(&r, "run -f 'analysis/*,' --no-store");
+	expect_one_line_usage(&r, "an empty glob", "-f");
+}

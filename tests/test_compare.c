@@ -405,3 +405,56 @@ Test(compare, pooled_sides_use_their_own_spread_not_an_alternating_history, .tim
 	unlink_store(db);
 	rmdir(dir);
 }
+
+/*
+ * Nothing compared must not read as green: two runs with no metric in
+ * common printed "geomean over 0 metrics" and exited 0, and so did a run
+ * compared with itself (by id, file or label). One line, exit 2.
+ */
+Test(compare, nothing_compared_and_same_run_are_errors)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	char dir[256], fa[300], fb[300], db[300], err[512], ids[2][128];
+	double level[2] = { 1000.0, 1000.0 };
+	struct kb_run a, b;
+
+	gsl_rng_set(rng, 5);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(fa, sizeof(fa), "%s/a.json", dir);
+	snprintf(fb, sizeof(fb), "%s/b.json", dir);
+	snprintf(db, sizeof(db), "%s/s.db", dir);
+	synthetic_run(&a, rng, 1.0);
+	kb_run_init(&b);
+	kb_result_add_sample(kb_run_add_result(&b, "x/other", "method=m", "t", "ns/op",
+					       KB_LOWER_IS_BETTER), 1, false);
+	snprintf(a.id, sizeof(a.id), "run-a");
+	snprintf(b.id, sizeof(b.id), "run-b");
+	cr_assert_eq(kb_run_write_json(&a, fa, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(kb_run_write_json(&b, fb, err, sizeof(err)), 0, "%s", err);
+	run_cli(r, "compare %s %s", fa, fb);
+	cr_expect_eq(r->status, 2, "no metric in common: exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "no metric in common"), "%s", r->err);
+	run_cli(r, "compare %s %s", fa, fa);
+	cr_expect_eq(r->status, 2, "the same file: exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	store_synthetic_runs(db, "testhost", level, 2, 0.01, 3, ids);
+	run_cli(r, "compare %s %s --db %s", ids[1], ids[1], db);
+	cr_expect_eq(r->status, 2, "the same id: exit %d: %s%s", r->status, r->out, r->err);
+	run_cli(r, "compare synthetic synthetic --db %s", db);
+	cr_expect_eq(r->status, 2, "the same label: exit %d: %s%s", r->status, r->out, r->err);
+	run_cli(r, "compare nosuch %s --db %s", ids[1], db);
+	cr_expect_eq(r->status, 2, "an unknown label: exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	run_cli(r, "compare %s %s --db %s", ids[0], ids[1], db);
+	cr_expect_lt(r->status, 2, "two stored runs: exit %d: %s%s", r->status, r->out, r->err);
+	kb_run_free(&a);
+	kb_run_free(&b);
+	gsl_rng_free(rng);
+	free(r);
+	unlink(fa);
+	unlink(fb);
+	unlink_store(db);
+	rmdir(dir);
+}

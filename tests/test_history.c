@@ -78,3 +78,22 @@ Test(history, steady_history_and_bad_input)
 	cr_expect_eq(r.status, 2);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 }
+
+/* A typo in --host or -f printed an empty, green history: now one line, exit 2. */
+Test(history, unknown_host_or_filter_is_an_error)
+{
+	static struct cli_result r;
+	char db[300], ids[RUNS][128];
+
+	stepped_store(db, sizeof(db), ids);
+	run_cli(&r, "history --db %s --host nosuch", db);
+	cr_expect_eq(r.status, 2, "exit %d: %s%s", r.status, r.out, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "nosuch"), "%s", r.err);
+	run_cli(&r, "history --db %s -f 'nosuch/*'", db);
+	cr_expect_eq(r.status, 2, "exit %d: %s%s", r.status, r.out, r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	/* Known host, and -f as a union of two globs: the step is still found. */
+	run_cli(&r, "history --db %s --host testhost -f nosuch -f 'mm/guard/inst*'", db);
+	cr_expect_eq(r.status, 1, "exit %d: %s%s", r.status, r.out, r.err);
+}
