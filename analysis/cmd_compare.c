@@ -12,14 +12,18 @@
 
 static const char usage[] =
 	"usage: kbench compare A B [--threshold 5%] [--alpha 0.01] [--format text|markdown|json]\n"
-	"                      [--seed N] [--db PATH] [--no-history]\n"
+	"                      [--seed N] [--db PATH] [--no-history] [--no-prior]\n"
 	"  A and B are run ids, labels (all runs with the label pooled) or exported\n"
 	"  JSON files. Per metric: medians, change (+ is worse), 95% bootstrap CI of\n"
 	"  the ratio of medians, Mann-Whitney p and a verdict: faster, slower, same\n"
 	"  or unknown. 'slower' needs the CI beyond the threshold and p < alpha.\n"
 	"  A metric whose stored runs on A's host vary more than its samples do\n"
 	"  gets a higher threshold: the smallest change the compared runs can tell\n"
-	"  from that run-to-run noise (--no-history: samples only). A and B may\n"
+	"  from that run-to-run noise (--no-history: no stored history). Without\n"
+	"  one (or with fewer than 5 stored runs) a conservative noise prior per\n"
+	"  benchmark family stands in, so a fresh host's runs are not called slower\n"
+	"  on samples alone (--no-prior: samples only, for an A/B of settings in\n"
+	"  one session). A and B may\n"
 	"  also be latest or latest~N (this host's newest run, or N before it).\n"
 	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
 	"  when a run is on both sides or the sides have no metric in common).\n";
@@ -61,7 +65,7 @@ static int same_runs(const struct kb_run *a, size_t na, const struct kb_run *b, 
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY };
+	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY, OPT_NO_PRIOR };
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
@@ -69,6 +73,7 @@ int cmd_compare(int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
+		{ "no-prior", no_argument, NULL, OPT_NO_PRIOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -111,6 +116,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case OPT_NO_HISTORY:
 			history = false;
+			break;
+		case OPT_NO_PRIOR:
+			o.samples_only = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -119,6 +119,18 @@ static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, dou
 		m->verdict = KB_UNKNOWN;
 	if (m->verdict != KB_UNKNOWN)
 		return;
+	if (m->threshold > o->threshold && m->noise > 0.0) {
+		/* Run-to-run noise limits it: the runs per side whose floor the change clears. */
+		double c = fabs(log(q));
+
+		m->runs_to_decide = kb_noise_runs_needed(m->noise, fmax(o->threshold, expm1(c)),
+							  o->alpha);
+		if (c > log1p(o->threshold) && c <= log(up)) {
+			/* Between the asked and the raised threshold: no sample count decides it. */
+			m->more_samples = -1;
+			return;
+		}
+	}
 	/* The CI shrinks as 1/sqrt(n): how many samples until it clears the nearer edge. */
 	dist = fmin(fabs(log(q) - log(up)), fabs(log(q) - log(down)));
 	if (dist <= 0.0 || half <= 0.0) {
@@ -142,6 +154,22 @@ static const char **compared_ids(const struct kb_run *a, size_t na, const struct
 	for (size_t i = 0; ids && i < nb; i++)
 		ids[na + i] = b[i].id;
 	return ids;
+}
+
+/*
+ * Without a run-to-run noise estimate (no stored history, or fewer than
+ * KB_PRIOR_MIN_RUNS runs behind it) the family's conservative prior stands
+ * in: within-run samples alone called a fresh host's A/A runs slower.
+ */
+static void apply_prior(struct kb_metric_cmp *m, const struct kb_compare_opts *o)
+{
+	const struct kb_noise_prior *p = kb_noise_prior_for(m->ref->benchmark);
+
+	if (!isnan(m->noise) && (m->noise_runs >= KB_PRIOR_MIN_RUNS || m->noise >= p->noise))
+		return;
+	m->noise = p->noise;
+	m->prior = p;
+	m->threshold = fmax(o->threshold, kb_noise_floor(p->noise, m->nga, m->ngb, o->alpha));
 }
 
 /*
@@ -173,6 +201,8 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 			m->threshold = fmax(o->threshold,
 					    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
 	}
+	if (!m->noise_from_compared && !o->samples_only)
+		apply_prior(m, o);
 	if (!isnan(m->noise))
 		m->runs_needed = kb_noise_runs_needed(m->noise, o->threshold, o->alpha);
 }

@@ -7,6 +7,7 @@
 #ifndef KB_COMPARE_H
 #define KB_COMPARE_H
 
+#include "noise_prior.h"
 #include "options.h"
 #include "series.h"
 #include "../results/run.h"
@@ -27,9 +28,15 @@ struct kb_compare_opts {
 	 */
 	const struct kb_series *history;
 	size_t nhistory;
+	/*
+	 * No noise prior (analysis/noise_prior.h): a metric without a run-to-run
+	 * noise estimate is decided on its samples alone (an A/B of settings in
+	 * one session, where within-run samples are the right thing).
+	 */
+	bool samples_only;
 };
 
-#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0 }
+#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0, false }
 /* Fewer samples than this on either side cannot be decided. */
 #define KB_COMPARE_MIN_SAMPLES 3
 
@@ -46,10 +53,12 @@ struct kb_metric_cmp {
 	double noise;			/* run-to-run noise, NAN if unknown */
 	size_t noise_runs;		/* runs it rests on */
 	bool noise_from_compared;	/* from the compared runs' spread, not stored history */
+	const struct kb_noise_prior *prior;	/* the noise is this prior's (no or short history) */
 	double threshold;		/* the one used: max(opts threshold, noise floor) */
 	double runs_needed;		/* runs per side for the noise floor to reach opts threshold */
 	enum kb_verdict verdict;
 	long more_samples;		/* unknown: samples per side still needed (-1: many) */
+	double runs_to_decide;		/* unknown for run noise: runs per side that would decide (0: -) */
 };
 
 struct kb_comparison {

@@ -57,6 +57,9 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
 	if (m->verdict != KB_UNKNOWN)
 		buf[0] = '\0';
+	else if (m->runs_to_decide > 0.0 && m->more_samples < 0)
+		snprintf(buf, size, "about %.0f runs per side would decide it (run-to-run noise)",
+			 m->runs_to_decide);
 	else if (m->more_samples < 0)
 		snprintf(buf, size, "no sample count would decide it at this noise");
 	else
@@ -67,6 +70,16 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 /* Where the per-metric thresholds came from, in one line. */
 static void print_noise_source(FILE *out, const struct kb_comparison *c)
 {
+	size_t priors = 0;
+
+	for (size_t i = 0; i < c->nmetrics; i++)
+		priors += c->metrics[i].prior != NULL;
+	if (priors)
+		fprintf(out, "no or short stored history for %zu of %zu metrics: their run-to-run\n"
+			     "noise is the family's conservative prior (--no-prior: samples only)\n",
+			priors, c->nmetrics);
+	if (priors == c->nmetrics)
+		return;
 	if (c->with_noise)
 		fprintf(out, "run-to-run noise (stored history, or the spread of the compared runs)\n"
 			     "for %zu of %zu metrics; a noisier metric's threshold is raised to what\n"
@@ -134,7 +147,11 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		fputs("]\n", out);
 		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
-		if (raised(m, c))
+		if (raised(m, c) && m->prior)
+			fprintf(out, "%14snoise prior %.0f%% (%s, %zu stored runs): threshold %.1f%%\n",
+				"", m->prior->noise * 100.0, m->prior->family, m->noise_runs,
+				m->threshold * 100.0);
+		else if (raised(m, c))
 			fprintf(out, "%14srun noise %.1f%% (%zu %s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
 				"", m->noise * 100.0, m->noise_runs,
 				m->noise_from_compared ? "compared" : "stored", m->threshold * 100.0,
@@ -229,7 +246,12 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddNumberToObject(o, "run_noise_runs", (double)m->noise_runs);
 		cJSON_AddStringToObject(o, "run_noise_source",
 					isnan(m->noise) ? "none"
+					: m->prior ? "prior"
 					: m->noise_from_compared ? "compared_runs" : "history");
+		if (m->prior)
+			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
+		if (m->runs_to_decide > 0.0)
+			cJSON_AddNumberToObject(o, "runs_to_decide", m->runs_to_decide);
 		cJSON_AddNumberToObject(o, "threshold_used", m->threshold);
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)
