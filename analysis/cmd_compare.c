@@ -13,6 +13,7 @@
 static const char usage[] =
 	"usage: kbench compare A B [--threshold 5%] [--alpha 0.01] [--format text|markdown|json]\n"
 	"                      [--seed N] [--db PATH] [--no-history] [--no-prior]\n"
+	"                      [--like RUN]\n"
 	"  A and B are run ids, labels (all runs with the label pooled) or exported\n"
 	"  JSON files. Per metric: medians, change (+ is worse), 95% bootstrap CI of\n"
 	"  the ratio of medians, Mann-Whitney p and a verdict: faster, slower, same\n"
@@ -24,7 +25,9 @@ static const char usage[] =
 	"  benchmark family stands in, so a fresh host's runs are not called slower\n"
 	"  on samples alone (--no-prior: samples only, for an A/B of settings in\n"
 	"  one session). A and B may\n"
-	"  also be latest or latest~N (this host's newest run, or N before it).\n"
+	"  also be latest or latest~N (this host's newest run, or N before it);\n"
+	"  --like RUN counts there only the runs of RUN's selection (command,\n"
+	"  preset, samples, -f), so latest~1 is the previous run of the same one.\n"
 	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
 	"  when a run is on both sides or the sides have no metric in common).\n";
 
@@ -65,7 +68,7 @@ static int same_runs(const struct kb_run *a, size_t na, const struct kb_run *b, 
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY, OPT_NO_PRIOR };
+	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY, OPT_NO_PRIOR, OPT_LIKE };
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
@@ -74,12 +77,13 @@ int cmd_compare(int argc, char **argv)
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
 		{ "no-prior", no_argument, NULL, OPT_NO_PRIOR },
+		{ "like", required_argument, NULL, OPT_LIKE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
 	enum kb_format format = KB_FORMAT_TEXT;
-	const char *db = NULL;
+	const char *db = NULL, *like = NULL;
 	bool history = true;
 	struct kb_series *series = NULL;
 	size_t nseries = 0;
@@ -120,6 +124,9 @@ int cmd_compare(int argc, char **argv)
 		case OPT_NO_PRIOR:
 			o.samples_only = true;
 			break;
+		case OPT_LIKE:
+			like = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return KB_EXIT_OK;
@@ -131,10 +138,10 @@ int cmd_compare(int argc, char **argv)
 		kb_err("compare: expected two runs, A and B (see kbench compare --help)");
 		return KB_EXIT_USAGE;
 	}
-	rc = kb_select_runs("compare", db, argv[optind], true, &ra, &na, da, sizeof(da));
+	rc = kb_select_runs_like("compare", db, argv[optind], true, like, &ra, &na, da, sizeof(da));
 	if (!rc)
-		rc = kb_select_runs("compare", db, argv[optind + 1], true, &rb, &nb, dbuf,
-				    sizeof(dbuf));
+		rc = kb_select_runs_like("compare", db, argv[optind + 1], true, like, &rb, &nb, dbuf,
+					 sizeof(dbuf));
 	if (!rc)
 		rc = same_runs(ra, na, rb, nb);
 	if (!rc && history)

@@ -18,17 +18,19 @@
 static const char usage[] =
 	"usage: kbench history [-f GLOB] [--host H] [--since RUN] [--min-change 3%]\n"
 	"                      [--min-segment 3] [--alpha 0.01] [--format text|json] [--db PATH]\n"
+	"                      [--like RUN]\n"
 	"  Finds the change points of every metric's series of per-run medians,\n"
 	"  per host, in time order: binary segmentation with a rank statistic and a\n"
 	"  permutation test (alpha), at least --min-segment runs on each side and a\n"
 	"  change of at least --min-change between the segment medians.\n"
 	"  --since RUN   only changes that the history up to RUN (an id, label,\n"
 	"                latest or latest~N) did not show yet count as new\n"
+	"  --like RUN    latest~N in --since counts only the runs of RUN's selection\n"
 	"  Exit 1 when a new change is a regression, 0 otherwise, 2 on input errors.\n";
 
 struct history_cli {
 	char filter_buf[KB_FILTER_MAX];
-	const char *filter, *host, *since, *db;
+	const char *filter, *host, *since, *db, *like;
 	struct kb_cp_opts cp;
 	enum kb_format format;
 };
@@ -36,7 +38,7 @@ struct history_cli {
 static int parse_args(int argc, char **argv, struct history_cli *cli)
 {
 	enum { OPT_HOST = 256, OPT_SINCE, OPT_MIN_CHANGE, OPT_MIN_SEGMENT, OPT_ALPHA, OPT_FORMAT,
-	       OPT_DB };
+	       OPT_DB, OPT_LIKE };
 	static const struct option opts[] = {
 		{ "filter", required_argument, NULL, 'f' },
 		{ "host", required_argument, NULL, OPT_HOST },
@@ -46,6 +48,7 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "like", required_argument, NULL, OPT_LIKE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -86,6 +89,9 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 			break;
 		case OPT_DB:
 			cli->db = optarg;
+			break;
+		case OPT_LIKE:
+			cli->like = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -220,8 +226,8 @@ int cmd_history(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (cli.since && (rc = kb_select_runs("history", cli.db, cli.since, false, &since, &nsince,
-					      desc, sizeof(desc))))
+	if (cli.since && (rc = kb_select_runs_like("history", cli.db, cli.since, false, cli.like,
+						   &since, &nsince, desc, sizeof(desc))))
 		return rc;
 	s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), false, err, sizeof(err));
 	if (!s || kb_series_load(s, cli.filter, cli.host, &series, &nseries, err, sizeof(err))) {

@@ -171,6 +171,7 @@ int cmd_run(int argc, char **argv)
 	kb_undo_install_handlers();
 	kb_run_init(&run);
 	kb_run_fill_header(&run, cli.s.label);
+	kb_suite_record_selection(run.environment, "run", &cli.s.opts);
 	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
 	herr = kb_harness_run(&cli.s.opts, &run, &failed);
 	if (herr == -EINTR) {

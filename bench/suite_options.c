@@ -54,6 +54,19 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
 	}
 }
 
+void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_opts *o)
+{
+	cJSON *s = env ? cJSON_AddObjectToObject(env, "selection") : NULL;
+	long samples = o->samples ? o->samples : o->full ? KB_FULL_SAMPLES : KB_QUICK_SAMPLES;
+
+	if (!s)
+		return;
+	cJSON_AddStringToObject(s, "command", cmd);
+	cJSON_AddStringToObject(s, "preset", o->full ? "full" : "quick");
+	cJSON_AddNumberToObject(s, "samples", (double)samples);
+	cJSON_AddStringToObject(s, "filter", o->filter ? o->filter : "*");
+}
+
 int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli)
 {
 	struct kb_topo t;

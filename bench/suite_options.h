@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "harness.h"
 
+#include <cjson/cJSON.h>
 #include <getopt.h>
 
 struct kb_suite_cli {
@@ -51,5 +52,11 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
  * 0, or KB_EXIT_USAGE with the error printed.
  */
 int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli);
+
+/*
+ * Records what was asked for in env.selection {command, preset, samples,
+ * filter}: kbench compare --like finds the earlier runs of the same one.
+ */
+void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_opts *o);
 
 #endif

@@ -14,16 +14,17 @@
 
 /* Parses [--db PATH] [-o FILE] [--json] and at most `positional` arguments. */
 struct read_cli {
-	const char *db, *output, *arg;
+	const char *db, *output, *arg, *like;
 	bool json;
 };
 
 static int parse_read_args(const char *cmd, const char *usage, int argc, char **argv,
 			   bool want_arg, struct read_cli *cli)
 {
-	enum { OPT_DB = 256 };
+	enum { OPT_DB = 256, OPT_LIKE };
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, OPT_DB },
+		{ "like", required_argument, NULL, OPT_LIKE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
@@ -35,6 +36,9 @@ static int parse_read_args(const char *cmd, const char *usage, int argc, char **
 		switch (c) {
 		case OPT_DB:
 			cli->db = optarg;
+			break;
+		case OPT_LIKE:
+			cli->like = optarg;
 			break;
 		case 'o':
 			cli->output = optarg;
@@ -99,6 +103,10 @@ int cmd_runs(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
+	if (cli.like) {
+		kb_err("runs: --like is for show, export, compare and history");
+		return KB_EXIT_USAGE;
+	}
 	s = open_readonly(cli.db);
 	if (!s)
 		return KB_EXIT_USAGE;
@@ -113,7 +121,7 @@ int cmd_runs(int argc, char **argv)
 
 int cmd_export(int argc, char **argv)
 {
-	static const char usage[] = "usage: kbench export RUN [--db PATH] [-o FILE]\n"
+	static const char usage[] = "usage: kbench export RUN [--db PATH] [-o FILE] [--like RUN]\n"
 				    "  Writes a stored run (id or newest with that label) as\n"
 				    "  kbench-run/1 JSON, every raw sample included.\n";
 	struct read_cli cli = { 0 };
@@ -124,7 +132,8 @@ int cmd_export(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = kb_select_runs("export", cli.db, cli.arg, false, &run, &n, desc, sizeof(desc));
+	rc = kb_select_runs_like("export", cli.db, cli.arg, false, cli.like, &run, &n, desc,
+				 sizeof(desc));
 	if (rc)
 		return rc;
 	if (kb_run_write_json(run, cli.output ? cli.output : "-", err, sizeof(err))) {
@@ -137,7 +146,7 @@ int cmd_export(int argc, char **argv)
 
 int cmd_show(int argc, char **argv)
 {
-	static const char usage[] = "usage: kbench show RUN|FILE [--db PATH]\n"
+	static const char usage[] = "usage: kbench show RUN|FILE [--db PATH] [--like RUN]\n"
 				    "  Prints the text report of a stored run or an exported file.\n";
 	struct read_cli cli = { 0 };
 	struct kb_run *run;
@@ -147,7 +156,8 @@ int cmd_show(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = kb_select_runs("show", cli.db, cli.arg, false, &run, &n, desc, sizeof(desc));
+	rc = kb_select_runs_like("show", cli.db, cli.arg, false, cli.like, &run, &n, desc,
+				 sizeof(desc));
 	if (rc)
 		return rc;
 	kb_report_text(stdout, run);

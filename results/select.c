@@ -39,7 +39,7 @@ static int from_file(const char *cmd, const char *ref, struct kb_run **runs, siz
  * KB_EXIT_USAGE (error printed) otherwise.
  */
 static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref, char *id,
-			  size_t idsize)
+			  size_t idsize, const char *like_id)
 {
 	struct utsname u;
 	char err[512];
@@ -53,9 +53,13 @@ static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref,
 		return KB_EXIT_USAGE;
 	}
 	uname(&u);
-	rc = kb_store_nth_latest(s, u.nodename, back, id, idsize, err, sizeof(err));
+	rc = like_id ? kb_store_nth_like(s, like_id, back, id, idsize, err, sizeof(err))
+		     : kb_store_nth_latest(s, u.nodename, back, id, idsize, err, sizeof(err));
 	if (rc < 0)
 		kb_err("%s: %s", cmd, err);
+	else if (rc == 0 && like_id)
+		kb_err("%s: no run '%s' of the selection of run %s: it has fewer than %ld stored runs",
+		       cmd, *ref, like_id, back + 1);
 	else if (rc == 0)
 		kb_err("%s: no run '%s': host %s has fewer than %ld stored runs", cmd, *ref,
 		       u.nodename, back + 1);
@@ -64,9 +68,47 @@ static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref,
 	return rc == 1 ? 0 : KB_EXIT_USAGE;
 }
 
+/*
+ * Resolves like (latest~N, an id or a label: its newest run) to a stored run
+ * id with a recorded selection. 0 or KB_EXIT_USAGE with the error printed.
+ */
+static int resolve_like(const char *cmd, struct kb_store *s, const char *like, char *id,
+			size_t idsize)
+{
+	struct kb_run *runs = NULL;
+	size_t n = 0;
+	char err[512];
+	int rc = resolve_latest(cmd, s, &like, id, idsize, NULL);
+
+	if (rc)
+		return rc;
+	if (kb_store_load_runs(s, like, &runs, &n, err, sizeof(err))) {
+		kb_err("%s: %s", cmd, err);
+		return KB_EXIT_USAGE;
+	}
+	if (n == 0)
+		kb_err("%s: --like: no run with id or label '%s' (see kbench runs)", cmd, like);
+	else if (!cJSON_IsObject(cJSON_GetObjectItem(runs[n - 1].environment, "selection")))
+		kb_err("%s: --like: run %s records no selection (stored by an older kbench, an "
+		       "import or calibrate)", cmd, runs[n - 1].id);
+	else
+		snprintf(id, idsize, "%s", runs[n - 1].id), rc = 1;
+	kb_free_runs(runs, n);
+	return rc == 1 ? 0 : KB_EXIT_USAGE;
+}
+
 int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 		   struct kb_run **runs, size_t *n, char *desc, size_t size)
 {
+	return kb_select_runs_like(cmd, db, ref, pool, NULL, runs, n, desc, size);
+}
+
+int kb_select_runs_like(const char *cmd, const char *db, const char *ref, bool pool,
+			const char *like, struct kb_run **runs, size_t *n, char *desc,
+			size_t size)
+{
+	char like_id[KB_ID_MAX];
+
 	struct kb_store *s;
 	struct stat st;
 	char err[512], id[KB_ID_MAX];
@@ -82,7 +124,9 @@ int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 		kb_err("%s: %s", cmd, err);
 		return KB_EXIT_USAGE;
 	}
-	rc = resolve_latest(cmd, s, &ref, id, sizeof(id));
+	rc = like ? resolve_like(cmd, s, like, like_id, sizeof(like_id)) : 0;
+	if (!rc)
+		rc = resolve_latest(cmd, s, &ref, id, sizeof(id), like ? like_id : NULL);
 	if (rc) {
 		kb_store_close(s);
 		return rc;

@@ -19,6 +19,17 @@
 int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 		   struct kb_run **runs, size_t *n, char *desc, size_t size);
 
+/*
+ * The same, with like (NULL: none) naming a stored run (id, label or
+ * latest~N): latest and latest~N then count only the runs on its host with
+ * its selection (kbench run records it), so nightly compares with the
+ * previous run of the same selection. Ids and labels are taken as given.
+ * A like run stored without a selection is an error.
+ */
+int kb_select_runs_like(const char *cmd, const char *db, const char *ref, bool pool,
+			const char *like, struct kb_run **runs, size_t *n, char *desc,
+			size_t size);
+
 void kb_free_runs(struct kb_run *runs, size_t n);
 
 #endif

@@ -729,3 +729,34 @@ int kb_store_ids_started(struct kb_store *s, const char *host, const char *start
 		return db_fail(s, "reading runs", err, size);
 	return 0;
 }
+
+int kb_store_nth_like(struct kb_store *s, const char *like_id, long n, char *id, size_t idsize,
+		      char *err, size_t size)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT r.id FROM runs r JOIN runs ref ON ref.id=?1"
+				    " WHERE r.host=ref.host"
+				    " AND json_type(ref.environment, '$.selection') = 'object'"
+				    " AND json_extract(r.environment, '$.selection.command')"
+				    "  IS json_extract(ref.environment, '$.selection.command')"
+				    " AND json_extract(r.environment, '$.selection.preset')"
+				    "  IS json_extract(ref.environment, '$.selection.preset')"
+				    " AND json_extract(r.environment, '$.selection.samples')"
+				    "  IS json_extract(ref.environment, '$.selection.samples')"
+				    " AND json_extract(r.environment, '$.selection.filter')"
+				    "  IS json_extract(ref.environment, '$.selection.filter')"
+				    " ORDER BY r.started DESC, r.id DESC LIMIT 1 OFFSET ?2", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_fail(s, "reading runs", err, size);
+	sqlite3_bind_text(st, 1, like_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, n);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(id, idsize, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(s, "reading runs", err, size);
+	return rc == SQLITE_ROW;
+}

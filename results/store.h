@@ -94,4 +94,13 @@ int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_ro
 int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
 			char *err, size_t size);
 
+/*
+ * The id of the n-th newest run (n = 0: the newest) on like_id's host with
+ * like_id's selection (environment.selection: command, preset, samples,
+ * filter, as kbench run records it). A run stored without a selection
+ * matches none. 1 found, 0 none, -1 error.
+ */
+int kb_store_nth_like(struct kb_store *s, const char *like_id, long n, char *id, size_t idsize,
+		      char *err, size_t size);
+
 #endif

@@ -50,3 +50,34 @@ Test(nightly, two_nights_compare_and_build_the_dashboard, .timeout = 240)
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	cr_expect_eq(system(path), 0);
 }
+
+/*
+ * A run of another selection between two nights (here -f mm/guard/vmas) is
+ * not the previous night: night 2 compares with night 1, where comparing
+ * with latest~1 compared nothing and passed green.
+ */
+Test(nightly, compares_with_the_previous_run_of_the_same_selection, .timeout = 300)
+{
+	static struct cli_result r;
+	char dir[256], path[400], first[128] = "";
+	char *text, *at;
+	size_t len;
+
+	make_tmpdir(dir, sizeof(dir));
+	cr_assert_eq(nightly(dir), 0, "first night failed, see %s/log", dir);
+	run_cli(&r, "show latest --db %s/n.db", dir);
+	at = strstr(r.out, "run ");
+	cr_assert_not_null(at, "%s", r.out);
+	sscanf(at + 4, "%127s", first);
+	run_cli(&r, "run --quick -f mm/guard/vmas -r 3 --db %s/n.db -q", dir);
+	cr_assert_eq(r.status, 0, "the run in between: exit %d: %s", r.status, r.err);
+	cr_assert_eq(nightly(dir), 0, "second night failed, see %s/log", dir);
+	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, first), "not compared with night 1 (%s): %s", first, text);
+	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
+	free(text);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
+}
