@@ -210,7 +210,7 @@ static void build_argv(const struct kb_vm_boot *b, bool kvm, char *ttys1, size_t
 	argv[n++] = "-initrd";
 	argv[n++] = (char *)b->initrd;
 	argv[n++] = "-append";
-	argv[n++] = "console=ttyS0 panic=-1 oops=panic";
+	argv[n++] = "console=ttyS0 quiet panic=-1 oops=panic";
 	argv[n] = NULL;
 }
 
