@@ -147,7 +147,9 @@ static int vm_run(int argc, char **argv)
 		kb_err("vm run: %s", err);
 		rc = kb_stop_requested() ? KB_EXIT_INTERRUPTED : KB_EXIT_ENV;
 	} else if (o.rebooted && cli.job.quiet) {
-		kb_err("vm run: %s", strrchr(o.accel_note, ';') + 2);
+		const char *why = strstr(o.accel_note, KB_VM_REBOOT_NOTE);
+
+		kb_err("vm run: %s", why ? why : "the first boot did not reach init; booted again");
 	} else if (!cli.job.quiet) {
 		fprintf(stderr, "kbench: guest %s under %s (%s): booted in %.1f s, done in %.1f s\n",
 			o.guest_release, o.accel, o.accel_note, o.boot_s, o.total_s);

@@ -374,7 +374,7 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 			 * tells that from a kernel that cannot boot.
 			 */
 			snprintf(retry_note, sizeof(retry_note),
-				 "a first boot did not reach init in %.0f s (qemu used %.1f s of "
+				 KB_VM_REBOOT_NOTE " in %.0f s (qemu used %.1f s of "
 				 "CPU; console: %.80s), booted again", out->no_init_wall_s,
 				 out->no_init_cpu_s, line);
 			continue;

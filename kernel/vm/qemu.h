@@ -32,6 +32,9 @@ struct kb_vm_boot {
 	bool echo;		/* copy the guest's console (after init starts) to stderr */
 };
 
+/* How accel_note's part on a second boot begins (a console line may hold any text). */
+#define KB_VM_REBOOT_NOTE "a first boot did not reach init"
+
 struct kb_vm_outcome {
 	char accel[8];		/* the one that ran: "kvm" or "tcg" */
 	char accel_note[512];	/* why (KVM's failure when auto fell back), and a second boot's reason */
