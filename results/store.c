@@ -690,16 +690,16 @@ int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_ro
 	return rc == SQLITE_DONE ? 0 : db_fail(s, "reading results", err, size);
 }
 
-int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
-			char *err, size_t size)
+/* The id in the first column of the query's one row, binding KEY as ?1 and N as ?2: 1 found, 0 none. */
+static int one_id(struct kb_store *s, const char *sql, const char *key, long n, char *id,
+		  size_t idsize, char *err, size_t size)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE host=?1"
-				    " ORDER BY started DESC, id DESC LIMIT 1 OFFSET ?2", -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return db_fail(s, "reading runs", err, size);
-	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, n);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -708,6 +708,13 @@ int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, 
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(s, "reading runs", err, size);
 	return rc == SQLITE_ROW;
+}
+
+int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
+			char *err, size_t size)
+{
+	return one_id(s, "SELECT id FROM runs WHERE host=?1"
+		      " ORDER BY started DESC, id DESC LIMIT 1 OFFSET ?2", host, n, id, idsize, err, size);
 }
 
 int kb_store_ids_started(struct kb_store *s, const char *host, const char *started,
@@ -733,30 +740,18 @@ int kb_store_ids_started(struct kb_store *s, const char *host, const char *start
 int kb_store_nth_like(struct kb_store *s, const char *like_id, long n, char *id, size_t idsize,
 		      char *err, size_t size)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db,
-				    "SELECT r.id FROM runs r JOIN runs ref ON ref.id=?1"
-				    " WHERE r.host=ref.host"
-				    " AND json_type(ref.environment, '$.selection') = 'object'"
-				    " AND json_extract(r.environment, '$.selection.command')"
-				    "  IS json_extract(ref.environment, '$.selection.command')"
-				    " AND json_extract(r.environment, '$.selection.preset')"
-				    "  IS json_extract(ref.environment, '$.selection.preset')"
-				    " AND json_extract(r.environment, '$.selection.samples')"
-				    "  IS json_extract(ref.environment, '$.selection.samples')"
-				    " AND json_extract(r.environment, '$.selection.filter')"
-				    "  IS json_extract(ref.environment, '$.selection.filter')"
-				    " ORDER BY r.started DESC, r.id DESC LIMIT 1 OFFSET ?2", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_fail(s, "reading runs", err, size);
-	sqlite3_bind_text(st, 1, like_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, n);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(id, idsize, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(s, "reading runs", err, size);
-	return rc == SQLITE_ROW;
+	return one_id(s,
+		      "SELECT r.id FROM runs r JOIN runs ref ON ref.id=?1"
+		      " WHERE r.host=ref.host"
+		      " AND json_type(ref.environment, '$.selection') = 'object'"
+		      " AND json_extract(r.environment, '$.selection.command')"
+		      "  IS json_extract(ref.environment, '$.selection.command')"
+		      " AND json_extract(r.environment, '$.selection.preset')"
+		      "  IS json_extract(ref.environment, '$.selection.preset')"
+		      " AND json_extract(r.environment, '$.selection.samples')"
+		      "  IS json_extract(ref.environment, '$.selection.samples')"
+		      " AND json_extract(r.environment, '$.selection.filter')"
+		      "  IS json_extract(ref.environment, '$.selection.filter')"
+		      " ORDER BY r.started DESC, r.id DESC LIMIT 1 OFFSET ?2",
+		      like_id, n, id, idsize, err, size);
 }
