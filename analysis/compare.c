@@ -207,6 +207,32 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 		m->runs_needed = kb_noise_runs_needed(m->noise, o->threshold, o->alpha);
 }
 
+/*
+ * A median of zero on a side: no ratio or percent means anything, but a
+ * move from or to zero that chance does not explain is a change all the
+ * same, larger than any threshold: p and the direction decide it. Equal
+ * zeros are the same unless p says the samples differ.
+ */
+static void zero_median(struct kb_metric_cmp *m, const struct kb_compare_opts *o)
+{
+	bool higher = m->ref->direction == KB_HIGHER_IS_BETTER;
+	bool worse = higher ? m->median_b < m->median_a : m->median_b > m->median_a;
+
+	m->ratio = m->median_a == m->median_b ? 1.0 : NAN;
+	m->ci_lo = m->ci_hi = m->ratio;
+	m->change_pct = m->median_a == m->median_b ? 0.0 : NAN;
+	if (m->na < KB_COMPARE_MIN_SAMPLES || m->nb < KB_COMPARE_MIN_SAMPLES) {
+		m->verdict = KB_UNKNOWN;
+		m->more_samples = KB_COMPARE_MIN_SAMPLES - (long)fmin(m->na, m->nb);
+		return;
+	}
+	if (m->median_a == m->median_b)
+		m->verdict = m->p >= o->alpha ? KB_SAME : KB_UNKNOWN;
+	else
+		m->verdict = m->p >= o->alpha ? KB_UNKNOWN : worse ? KB_SLOWER : KB_FASTER;
+	m->more_samples = m->verdict == KB_UNKNOWN ? -1 : 0;
+}
+
 static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts *o)
 {
 	bool higher = m->ref->direction == KB_HIGHER_IS_BETTER;
@@ -216,12 +242,7 @@ static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts
 	m->median_b = kb_median(m->b, m->nb);
 	m->p = kb_mann_whitney_p(m->a, m->na, m->b, m->nb);
 	if (m->median_a == 0.0 || m->median_b == 0.0) {
-		/* A ratio to zero means nothing; equal zeros are the same. */
-		m->ratio = m->median_a == m->median_b ? 1.0 : NAN;
-		m->ci_lo = m->ci_hi = m->ratio;
-		m->change_pct = m->median_a == m->median_b ? 0.0 : NAN;
-		m->verdict = m->median_a == m->median_b && m->p >= o->alpha ? KB_SAME : KB_UNKNOWN;
-		m->more_samples = m->verdict == KB_UNKNOWN ? -1 : 0;
+		zero_median(m, o);
 		return;
 	}
 	m->ratio = m->median_b / m->median_a;

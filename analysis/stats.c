@@ -102,6 +102,38 @@ static int cmp_ranked(const void *x, const void *y)
 	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
 }
 
+/* Sides up to this many pairs get the exact distribution when nothing ties. */
+#define EXACT_MAX_PAIRS 2500
+
+/*
+ * P(U <= u) for sides of na and nb with no ties: the counts of U are the
+ * coefficients of the Gaussian binomial [na + nb choose na]_q, built as the
+ * product over i = 1..na of (1 - q^(nb + i)) / (1 - q^i). Each partial
+ * product is itself one, with integer coefficients, and those up to degree
+ * u depend only on lower ones: the small counts of the tail are exact.
+ * NAN out of memory.
+ */
+static double exact_u_cdf(size_t na, size_t nb, size_t u)
+{
+	size_t top = u;
+	double *c = calloc(top + 1, sizeof(*c)), below = 0.0;
+
+	if (!c)
+		return NAN;
+	c[0] = 1.0;
+	for (size_t i = 1; i <= na; i++) {
+		for (size_t d = top; d >= nb + i && d <= top; d--)
+			c[d] -= c[d - (nb + i)];
+		for (size_t d = i; d <= top; d++)
+			c[d] += c[d - i];
+	}
+	for (size_t d = 0; d <= u; d++)
+		below += c[d];
+	free(c);
+	return below / exp(lgamma((double)(na + nb + 1)) - lgamma((double)(na + 1)) -
+			   lgamma((double)(nb + 1)));
+}
+
 double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	size_t n = na + nb;
@@ -136,6 +168,13 @@ double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
 	free(all);
 	u = rank_sum_a - (double)na * ((double)na + 1.0) / 2.0;
 	mu = (double)na * (double)nb / 2.0;
+	if (ties == 0.0 && na * nb <= EXACT_MAX_PAIRS) {
+		/* Symmetric: the nearer tail, doubled. */
+		double tail = exact_u_cdf(na, nb, (size_t)fmin(u, (double)(na * nb) - u));
+
+		if (!isnan(tail))
+			return fmin(1.0, 2.0 * tail);
+	}
 	var = (double)na * (double)nb / 12.0 *
 	      (((double)n + 1.0) - ties / ((double)n * ((double)n - 1.0)));
 	if (var <= 0.0)
@@ -200,11 +239,8 @@ int kb_bootstrap_ratio_ci(const double *a, const size_t *ga, size_t nga,
 		double ma = resample_median(rng, a, ga, sa, nga, scratch);
 		double mb = resample_median(rng, b, gb, sb, ngb, scratch);
 
-		if (ma == 0.0) {
-			rc = -1;
-			goto out;
-		}
-		ratios[i] = mb / ma;
+		/* A zero median of a: the ratio is infinite (or 1 when both are zero). */
+		ratios[i] = ma != 0.0 ? mb / ma : mb == 0.0 ? 1.0 : copysign(INFINITY, mb);
 	}
 	qsort(ratios, resamples, sizeof(*ratios), cmp_double);
 	*lo = ratios[(size_t)(0.025 * (resamples - 1))];

@@ -19,9 +19,11 @@ double kb_median(const double *x, size_t n);
 
 
 /*
- * Two-sided p-value of the Mann-Whitney U test (normal approximation with
- * tie and continuity corrections, GSL's Gaussian tail). 1.0 when either
- * side is empty or every value ties.
+ * Two-sided p-value of the Mann-Whitney U test: exact for small sides
+ * (na * nb <= 2500) with no ties, where the normal approximation cannot
+ * reach alpha (5 against 5 completely apart: 2/252 = 0.0079, not 0.0122);
+ * otherwise the normal approximation with tie and continuity corrections
+ * (GSL's Gaussian tail). 1.0 when either side is empty or every value ties.
  */
 double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
 
@@ -31,8 +33,9 @@ double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
  * or more groups a resample first draws whole groups with replacement, then
  * samples within each drawn group, so run-to-run variation widens the CI;
  * with one group it is the plain bootstrap. Draws come from a GSL Mersenne
- * Twister seeded with seed: same inputs and seed, same interval. Returns 0,
- * or -1 when a resampled median of a is zero or memory runs out.
+ * Twister seeded with seed: same inputs and seed, same interval. A resample
+ * whose median of a is zero has an infinite ratio (1 when b's is zero too),
+ * so an end of the CI may be infinite. Returns 0, or -1 out of memory.
  */
 int kb_bootstrap_ratio_ci(const double *a, const size_t *ga, size_t nga,
 			  const double *b, const size_t *gb, size_t ngb,

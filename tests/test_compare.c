@@ -103,6 +103,86 @@ Test(compare, higher_is_better_direction_and_only_one_side)
 	kb_run_free(&b);
 }
 
+/* One lower-is-better metric per run with the given samples. */
+static void run_of(struct kb_run *run, const double *x, size_t n)
+{
+	struct kb_result *r;
+
+	kb_run_init(run);
+	r = kb_run_add_result(run, "x/latency", "method=m", "latency", "ns/op", KB_LOWER_IS_BETTER);
+	cr_assert_not_null(r);
+	for (size_t i = 0; i < n; i++)
+		kb_result_add_sample(r, x[i], false);
+}
+
+static struct kb_metric_cmp compare_samples(const double *a, size_t na, const double *b, size_t nb)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	struct kb_run ra, rb;
+	struct kb_comparison c;
+	struct kb_metric_cmp m;
+
+	run_of(&ra, a, na);
+	run_of(&rb, b, nb);
+	cr_assert_eq(kb_compare(&ra, 1, &rb, 1, &o, &c), 0);
+	cr_assert_eq(c.nmetrics, 1);
+	m = c.metrics[0];
+	m.a = m.b = NULL;
+	m.ga = m.gb = NULL;
+	kb_comparison_free(&c);
+	kb_run_free(&ra);
+	kb_run_free(&rb);
+	return m;
+}
+
+/* 5 samples against 5, completely apart and 50% slower: decided (p 2/252, was 0.0122). */
+Test(compare, five_against_five_apart_is_decided)
+{
+	const double a[] = { 1000, 1004, 998, 1002, 1001 }, b[] = { 1500, 1502, 1497, 1503, 1499 };
+	struct kb_metric_cmp m = compare_samples(a, 5, b, 5);
+
+	cr_expect_float_eq(m.p, 2.0 / 252.0, 1e-12);
+	cr_expect_eq(m.verdict, KB_SLOWER, "verdict %s", kb_verdict_name(m.verdict));
+	m = compare_samples(b, 5, a, 5);
+	cr_expect_eq(m.verdict, KB_FASTER, "verdict %s", kb_verdict_name(m.verdict));
+}
+
+/* A side whose resamples can have median 0 still shows its 3x change. */
+Test(compare, zero_median_resamples_do_not_hide_a_3x_change)
+{
+	double a[15], b[15];
+	struct kb_metric_cmp m;
+
+	for (int i = 0; i < 15; i++) {
+		a[i] = i < 7 ? 0.0 : 10.0 + 0.1 * i;
+		b[i] = 31.0 + 0.1 * i;
+	}
+	m = compare_samples(a, 15, b, 15);
+	cr_expect_eq(m.verdict, KB_SLOWER, "verdict %s, CI %g..%g", kb_verdict_name(m.verdict), m.ci_lo,
+		     m.ci_hi);
+	cr_expect_gt(m.change_pct, 150.0);
+}
+
+/* From a median of zero to one that is not: p and the direction decide, no percent. */
+Test(compare, zero_median_on_one_side_is_decided_by_p)
+{
+	double zeros[20], some[20];
+	struct kb_metric_cmp m;
+
+	for (int i = 0; i < 20; i++) {
+		zeros[i] = i < 15 ? 0.0 : 1.0;
+		some[i] = 5.0 + 0.1 * i;
+	}
+	m = compare_samples(zeros, 20, some, 20);
+	cr_expect_eq(m.verdict, KB_SLOWER, "verdict %s", kb_verdict_name(m.verdict));
+	cr_expect(isnan(m.change_pct));
+	cr_expect_lt(m.p, 0.01);
+	m = compare_samples(some, 20, zeros, 20);
+	cr_expect_eq(m.verdict, KB_FASTER, "verdict %s", kb_verdict_name(m.verdict));
+	m = compare_samples(zeros, 20, zeros, 20);
+	cr_expect_eq(m.verdict, KB_SAME, "verdict %s", kb_verdict_name(m.verdict));
+}
+
 /*
  * Through the CLI: a run against itself scaled by 1.5 is slower and exits 1
  * (beyond the 20% a 5% noise prior allows one run against one); A/A exits 0.
