@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int kb_probe_bpf_jit(char *evidence, size_t size)
@@ -119,14 +120,14 @@ int kb_probe_bpf_stats(char *evidence, size_t size)
 }
 
 /*
- * Loads the stack object with only the programs named, for the tracing and
+ * Loads the stack object with only the programs wanted, for the tracing and
  * private-stack probes. NULL with evidence and *state on failure.
  */
-static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf *),
+static struct stack_bpf *load_only(bool (*wanted)(struct stack_bpf *, struct bpf_program *),
 				   char *evidence, size_t size, int *state)
 {
 	struct stack_bpf *skel;
-	struct bpf_program *p, *keep;
+	struct bpf_program *p;
 	int err;
 
 	kb_bpf_quiet();
@@ -136,9 +137,8 @@ static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf 
 		snprintf(evidence, size, "opening a BPF object: %s", strerror(errno));
 		return NULL;
 	}
-	keep = pick(skel);
 	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, p == keep);
+		bpf_program__set_autoload(p, wanted(skel, p));
 	err = stack_bpf__load(skel);
 	if (err) {
 		*state = kb_probe_failed(-err);
@@ -149,14 +149,14 @@ static struct stack_bpf *load_only(struct bpf_program *(*pick)(struct stack_bpf 
 	return skel;
 }
 
-static struct bpf_program *shallow(struct stack_bpf *s)
+static bool shallow(struct stack_bpf *s, struct bpf_program *p)
 {
-	return s->progs.depth0;
+	return p == s->progs.depth0;
 }
 
-static struct bpf_program *deep(struct stack_bpf *s)
+static bool frames(struct stack_bpf *s, struct bpf_program *p)
 {
-	return s->progs.depth256;
+	return p == s->progs.frame32 || p == s->progs.frame256;
 }
 
 int kb_probe_bpf_tracing(char *evidence, size_t size)
@@ -179,26 +179,58 @@ int kb_probe_bpf_tracing(char *evidence, size_t size)
 	return state;
 }
 
+/* THREAD_SIZE is 16 KiB (32 with KASAN): a frame this far off is not on it. */
+#define TASK_STACK_SPAN (64 * 1024)
+
+static bool on_task_stack(__u64 frame, __u64 stack)
+{
+	return frame >= stack && frame - stack < TASK_STACK_SPAN;
+}
+
+/*
+ * Where the kernel runs a 256-byte-stack program's frame, from the frame's
+ * own address (the frame programs store it), not from the JITed code: the
+ * JIT scan of bpf_inspect.c is what the tests check against this. A 32-byte
+ * frame must lie on the task's kernel stack, or the method tells nothing.
+ */
 int kb_probe_bpf_private_stack(char *evidence, size_t size)
 {
 	int state = KB_ABSENT;
-	struct stack_bpf *skel = load_only(deep, evidence, size, &state);
-	struct kb_jit_info jit;
-	int err;
+	struct stack_bpf *skel = load_only(frames, evidence, size, &state);
+	struct bpf_link *small, *big;
+	__u64 stack, shallow_at, deep_at;
 
 	if (!skel)
 		return state;
-	err = kb_bpf_jit_info(bpf_program__fd(skel->progs.depth256), &jit);
-	stack_bpf__destroy(skel);
-	if (err) {
-		snprintf(evidence, size, "reading the JITed image: %s", strerror(-err));
-		return kb_probe_failed(-err);
-	}
-	if (jit.private_stack)
-		snprintf(evidence, size, "a 256-byte-stack program JITs with the per-CPU "
-					 "private-stack prologue (mov ...,%%r9; add %%gs:this_cpu_off,%%r9)");
+	skel->bss->target_tgid = getpid();
+	skel->bss->target_nr = SYS_getppid;
+	small = bpf_program__attach(skel->progs.frame32);
+	big = small ? bpf_program__attach(skel->progs.frame256) : NULL;
+	if (big)
+		syscall(SYS_getppid);
 	else
-		snprintf(evidence, size, "a 256-byte-stack program JITs onto the kernel stack "
-					 "(sub $%ld,%%rsp), no private-stack prologue", jit.kernel_frame);
-	return jit.private_stack;
+		state = kb_probe_failed(errno);
+	stack = skel->bss->task_stack;
+	shallow_at = skel->bss->frame_at[0];
+	deep_at = skel->bss->frame_at[1];
+	bpf_link__destroy(small);
+	bpf_link__destroy(big);
+	stack_bpf__destroy(skel);
+	if (!big)
+		snprintf(evidence, size, "attaching tp_btf/sys_enter: %s", strerror(errno));
+	else if (!stack || !shallow_at || !deep_at)
+		snprintf(evidence, size, "the frame-address programs did not run on getppid()");
+	else if (!on_task_stack(shallow_at, stack))
+		snprintf(evidence, size, "cannot tell: a 32-byte frame is not on the task's kernel "
+					 "stack either (%#llx, stack at %#llx)",
+			 (unsigned long long)shallow_at, (unsigned long long)stack);
+	else if (on_task_stack(deep_at, stack))
+		snprintf(evidence, size, "a 256-byte-stack program's frame lies on the task's kernel "
+					 "stack (current->stack + %llu), as a 32-byte one's does",
+			 (unsigned long long)(deep_at - stack));
+	else
+		snprintf(evidence, size, "a 256-byte-stack program's frame is off the task's kernel "
+					 "stack (per-CPU private stack), a 32-byte one's at current->stack + %llu",
+			 (unsigned long long)(shallow_at - stack));
+	return big && on_task_stack(shallow_at, stack) && !on_task_stack(deep_at, stack) ? KB_PRESENT : state;
 }

@@ -60,6 +60,39 @@ DEPTH_PROG(256, 4)
 DEPTH_PROG(504, 5)
 
 /*
+ * Where a frame lives, seen without reading the JITed code: twins of the
+ * 32- and 256-byte programs whose subprogram stores the address of its own
+ * buffer, and the task's kernel stack. A frame on the kernel stack lies in
+ * current->stack; a private one in per-CPU memory. Storing an address into
+ * a map needs CAP_PERFMON (the verifier's pointer-leak check).
+ */
+__u64 frame_at[2];	/* the 32-byte and the 256-byte buffer */
+__u64 task_stack;	/* current->stack */
+
+#define WHERE(N, I)                                                        \
+	static __noinline int where_##N(__u64 seed)                        \
+	{                                                                  \
+		volatile __u64 buf[N / 8];                                 \
+		_Pragma("unroll") for (int i = 0; i < N / 8; i++)          \
+			buf[i] = seed + i;                                 \
+		frame_at[I] = (__u64)(unsigned long)buf;                   \
+		return (int)buf[seed & 3];                                 \
+	}                                                                  \
+	SEC("tp_btf/sys_enter")                                            \
+	int BPF_PROG(frame##N, struct pt_regs *regs, long id)              \
+	{                                                                  \
+		if (counted(id)) {                                         \
+			task_stack = (__u64)(unsigned long)                \
+				bpf_get_current_task_btf()->stack;          \
+			where_##N(id);                                     \
+		}                                                          \
+		return 0;                                                  \
+	}
+
+WHERE(32, 0)
+WHERE(256, 1)
+
+/*
  * Re-entry on one CPU: attached to raw sys_enter and to signal_generate.
  * On the counted syscall it sends itself an ignored signal (SIGURG), whose
  * signal_generate tracepoint runs this program again, nested, on the same
