@@ -3,12 +3,57 @@
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median and the CV (sample standard deviation / mean) of one exported
+ * run's analysis/changepoint samples, worked out here from the raw samples.
+ */
+static void exported_figures(const char *db, const char *id, double *median, double *cv)
+{
+	static struct cli_result r;
+	cJSON *doc, *res, *it, *s;
+	double x[64], mean = 0.0, ss = 0.0;
+	int n = 0;
+
+	run_cli(&r, "export %s --db %s", id, db);
+	cr_assert_eq(r.status, 0, "export %s: %s", id, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%s", r.out);
+	res = NULL;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results"))
+		if (!strcmp(cJSON_GetObjectItem(it, "benchmark")->valuestring, "analysis/changepoint"))
+			res = it;
+	cr_assert_not_null(res);
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(res, "samples")) {
+		cr_assert_lt(n, 64);
+		x[n++] = s->valuedouble;
+	}
+	cJSON_Delete(doc);
+	cr_assert_eq(n, 3);
+	qsort(x, (size_t)n, sizeof(*x), by_value);
+	*median = x[1];
+	for (int i = 0; i < n; i++)
+		mean += x[i] / n;
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	*cv = sqrt(ss / (n - 1)) / mean;
+}
+
 Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 {
+	double median[2], cv[2];
 	static struct cli_result r;
 	char dir[256], db[300];
 	cJSON *doc, *m;
@@ -19,15 +64,25 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "not JSON: %s", r.out);
-	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "run_ids")), 2);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "run_ids")), 2);
+	for (int k = 0; k < 2; k++)
+		exported_figures(db, cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "run_ids"), k)->valuestring,
+				 &median[k], &cv[k]);
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "metrics"), 0);
 	cr_assert_not_null(m);
 	cr_expect_str_eq(cJSON_GetObjectItem(m, "benchmark")->valuestring, "analysis/changepoint");
 	cr_expect_eq(cJSON_GetObjectItem(m, "samples_per_run")->valuedouble, 3.0);
-	/* Two runs give a run-to-run noise figure and a detectable change. */
-	cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(m, "run_noise")), "%s", r.out);
+	/*
+	 * From the exported samples: the within-run CV is the median (of two: the
+	 * mean) of the runs' CVs, and the run-to-run noise of two runs is
+	 * |ln(median2 / median1)| / sqrt(2), the sigma of each run's log level.
+	 */
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "within_run_cv")->valuedouble, (cv[0] + cv[1]) / 2.0,
+			   1e-9, "within_run_cv %g, the samples say %g",
+			   cJSON_GetObjectItem(m, "within_run_cv")->valuedouble, (cv[0] + cv[1]) / 2.0);
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "run_noise")->valuedouble,
+			   fabs(log(median[1] / median[0])) / sqrt(2.0), 1e-9, "%s", r.out);
 	cr_expect_eq(cJSON_GetObjectItem(m, "run_noise_runs")->valuedouble, 2.0);
-	cr_expect(cJSON_GetObjectItem(m, "within_run_cv")->valuedouble >= 0.0);
 	cr_expect(cJSON_GetObjectItem(m, "detectable_change_samples")->valuedouble > 0.0);
 	cJSON_Delete(doc);
 
