@@ -1,5 +1,6 @@
 /* kbench restore: puts back what a killed kbench left, as every state-changing command does at start. */
 #include "commands.h"
+#include "host_lock.h"
 #include "journal.h"
 #include "util.h"
 #include "../results/json.h"
@@ -64,7 +65,7 @@ int cmd_restore(int argc, char **argv)
 	struct report r = { 0 };
 	bool dry_run = false;
 	cJSON *root = NULL;
-	int c, failed;
+	int c, failed, lock;
 
 	while ((c = getopt_long(argc, argv, "nJh", opts, NULL)) != -1) {
 		switch (c) {
@@ -91,7 +92,11 @@ int cmd_restore(int argc, char **argv)
 		cJSON_AddBoolToObject(root, "dry_run", dry_run);
 		r.list = cJSON_AddArrayToObject(root, "changes");
 	}
-	failed = kb_journal_restore_dead(dry_run, add, &r);
+	/* Another kbench may be changing the same settings: wait for it (not to look). */
+	lock = dry_run ? 0 : kb_host_lock_take(true);
+	failed = lock < 0 ? lock : kb_journal_restore_dead(dry_run, add, &r);
+	if (!dry_run && lock >= 0)
+		kb_host_lock_drop();
 	if (failed < 0) {
 		cJSON_Delete(root);
 		kb_err("restore: journal %s: %s", kb_journal_dir(), strerror(-failed));

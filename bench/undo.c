@@ -1,4 +1,5 @@
 #include "undo.h"
+#include "host_lock.h"
 #include "journal.h"
 #include "journal_restore.h"
 #include "util.h"
@@ -107,8 +108,12 @@ static void say_restored(pid_t pid, const struct kb_journal_change *c, size_t n,
 void kb_undo_install_handlers(void)
 {
 	struct sigaction sa;
-	int err = kb_journal_restore_dead(false, say_restored, NULL);
+	/* While another kbench holds the host lock, its settings are not ours to put back yet. */
+	int lock = kb_host_lock_take(false);
+	int err = lock == -EWOULDBLOCK ? 0 : kb_journal_restore_dead(false, say_restored, NULL);
 
+	if (lock >= 0)
+		kb_host_lock_drop();
 	if (err < 0)
 		kb_err("journal %s: %s (state a killed kbench left is not restored)",
 		       kb_journal_dir(), strerror(-err));
@@ -142,33 +147,40 @@ static void sysctl_restore(void *arg)
 
 	if (err)
 		kb_err("undo: restoring %s to %s: %s", u->path, u->value, strerror(-err));
+	kb_host_lock_drop();
 }
 
 int kb_sysctl_set(const char *path, const char *value)
 {
 	struct sysctl_undo *u = calloc(1, sizeof(*u));
-	int err;
+	int err = u ? kb_host_lock_take(true) : -ENOMEM;
 
-	if (!u)
-		return -ENOMEM;
+	if (err < 0) {
+		free(u);
+		return err;
+	}
+	/* A holder killed before us left its change: put it back before reading "the original". */
+	if (err == 1)
+		kb_journal_restore_dead(false, say_restored, NULL);
 	if (strlen(path) >= sizeof(u->path) ||
 	    !kb_read_line(path, u->value, sizeof(u->value))) {
 		err = errno ? -errno : -EINVAL;
-		free(u);
-		return err;
+		goto refused;
 	}
 	snprintf(u->path, sizeof(u->path), "%s", path);
 	if (strcmp(u->value, value) == 0) {
-		free(u);
-		return 0;
+		err = 0;
+		goto refused;
 	}
 	/* Register first: a signal between write and push must still undo, a kill too. */
 	err = kb_undo_push_journaled(path, sysctl_restore, u, KB_JOURNAL_FILE, path, u->value);
-	if (err) {
-		free(u);
-		return err;
-	}
+	if (err)
+		goto refused;
 	return kb_write_file(path, value);
+refused:
+	free(u);
+	kb_host_lock_drop();
+	return err;
 }
 
 static void workdir_remove(void *arg)

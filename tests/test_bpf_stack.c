@@ -3,6 +3,7 @@
  * the shallow one on the kernel stack, and both count every syscall.
  */
 #include "helpers.h"
+#include "host_lock_hold.h"
 #include "stack.skel.h"
 #include "../bench/bpf/bpf_inspect.h"
 #include "../bench/util.h"
@@ -154,6 +155,7 @@ Test(bpf_stack, bpf_stats_setting_is_restored, .timeout = 120)
 
 	if (!kb_probe_find("bpf_stats")->present)
 		cr_skip_test("skipped: no kernel.bpf_stats_enabled");
+	hold_host_lock();
 	cr_assert(kb_read_line("/proc/sys/kernel/bpf_stats_enabled", before, sizeof(before)));
 	run_cli(&r, "run -f bpf/stack/run_time -r 3 --no-store -q -J");
 	cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);

@@ -7,6 +7,7 @@
  * the original back itself in its fini, whatever happened.
  */
 #include "helpers.h"
+#include "host_lock_hold.h"
 #include "../bench/journal.h"
 #include "../bench/undo.h"
 #include "../bench/util.h"
@@ -156,6 +157,7 @@ static void kill_and_restore(const char *bench, const char *path, const char *re
 Test(journal, sigkill_capacity_then_restore, .fini = put_back, .timeout = 120)
 {
 	need_root();
+	hold_host_lock();
 	kill_and_restore("mm/guard/capacity", MAX_MAP_COUNT, "restore");
 }
 
@@ -165,6 +167,7 @@ Test(journal, sigkill_bpf_run_time_then_next_run, .fini = put_back, .timeout = 1
 	const struct kb_probe_result *p = kb_probe_find("bpf_tracing");
 
 	need_root();
+	hold_host_lock();
 	if (!p->present || !kb_probe_find("bpf_stats")->present)
 		cr_skip_test("skipped: bpf/stack/run_time cannot run here: %s", p->evidence);
 	if (read_long(BPF_STATS) != 0)
@@ -268,6 +271,7 @@ Test(journal, record_lives_as_long_as_the_change, .fini = put_back, .timeout = 3
 	long orig;
 
 	need_root();
+	hold_host_lock();
 	make_tmpdir(jdir, sizeof(jdir));
 	setenv("KBENCH_JOURNAL_DIR", jdir, 1);
 	saved_path = MAX_MAP_COUNT;

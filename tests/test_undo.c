@@ -1,5 +1,6 @@
 /* The undo list: system state is restored on normal exit and on SIGINT/SIGTERM. */
 #include "helpers.h"
+#include "host_lock_hold.h"
 #include "../bench/undo.h"
 #include "../bench/util.h"
 
@@ -38,6 +39,7 @@ Test(undo, sysctl_restored_in_reverse_order)
 	char v[32];
 
 	need_root();
+	hold_host_lock();
 	orig = read_sysctl();
 	snprintf(v, sizeof(v), "%ld", orig + 1000);
 	cr_assert_eq(kb_sysctl_set(MAX_MAP_COUNT, v), 0);
@@ -122,14 +124,53 @@ static void interrupt_capacity_run(int sig)
 	rmdir(dir);
 }
 
+/*
+ * Two capacity runs at once (each lowers vm.max_map_count and puts back
+ * what it read): without the host lock the second read the first one's
+ * value as the original and put that back last. The value at rest is read
+ * under the lock, so another kbench on this machine cannot be mid-change.
+ */
+Test(undo, two_runs_at_once_leave_the_sysctl_as_found, .timeout = 300)
+{
+	long orig;
+	pid_t pid[2];
+
+	need_root();
+	hold_host_lock();
+	orig = read_sysctl();
+	release_host_lock();
+	for (int k = 0; k < 2; k++) {
+		pid[k] = fork();
+		cr_assert_geq(pid[k], 0);
+		if (pid[k] == 0) {
+			if (!freopen("/dev/null", "w", stdout))
+				_exit(126);
+			/* --full: 16384, then 65530; a run that read 16384 as the original put it back. */
+			execl(kbench_bin(), "kbench", "run", "--full", "-f", "mm/guard/capacity", "-r", "3",
+			      "-q", "--no-store", (char *)NULL);
+			_exit(127);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		int status = 0;
+
+		cr_assert_eq(waitpid(pid[k], &status, 0), pid[k]);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "run %d: status 0x%x", k, status);
+	}
+	hold_host_lock();
+	cr_expect_eq(read_sysctl(), orig, "%s left at %ld, was %ld", MAX_MAP_COUNT, read_sysctl(), orig);
+}
+
 Test(undo, sigint_restores_max_map_count_and_stores_nothing, .timeout = 120)
 {
 	need_root();
+	hold_host_lock();
 	interrupt_capacity_run(SIGINT);
 }
 
 Test(undo, sigterm_restores_max_map_count_and_stores_nothing, .timeout = 120)
 {
 	need_root();
+	hold_host_lock();
 	interrupt_capacity_run(SIGTERM);
 }
