@@ -57,6 +57,8 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
 	if (m->verdict != KB_UNKNOWN)
 		buf[0] = '\0';
+	else if (m->noisy_pct > 0.0)
+		snprintf(buf, size, "noisy: other processes used %.0f%% of a CPU", m->noisy_pct);
 	else if (m->runs_to_decide > 0.0 && m->more_samples < 0)
 		snprintf(buf, size, "about %.0f runs per side would decide it (run-to-run noise)",
 			 m->runs_to_decide);
@@ -256,6 +258,13 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)
 			cJSON_AddNumberToObject(o, "more_samples", (double)m->more_samples);
+		if (m->noisy_pct > 0.0) {
+			char reason[96];
+
+			fmt_more(reason, sizeof(reason), m);
+			cJSON_AddStringToObject(o, "reason", reason);
+			cJSON_AddNumberToObject(o, "noisy_pct", m->noisy_pct);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddNumberToObject(doc, "geomean_change_pct", (c->geomean - 1.0) * 100.0);
