@@ -203,7 +203,10 @@ void kb_load_snap_free(struct kb_load_snap *s)
 }
 
 /*
- * Per other process of b, the ticks it used since a: all of them for one
+ * Per other process of b, the ticks it surely used since a: a running
+ * process's count is its exact CPU time cut to whole ticks, so a difference
+ * of two counts may be one tick more than it used (on a span of a few ms,
+ * one tick alone would read as 200% of a CPU); all of them for one
  * started after a; none for one that existed at a without being "other"
  * then (a descendant of ours orphaned since). A process of a that has
  * exited was reaped into its parent's cutime with its whole life: what it
@@ -219,7 +222,7 @@ static void deltas(const struct kb_load_snap *a, const struct kb_load_snap *b, d
 		const struct kb_proc *q = find(a->procs, a->n, p->pid);
 
 		if (q && q->start == p->start)
-			d[i] = p->ticks > q->ticks ? (double)(p->ticks - q->ticks) : 0.0;
+			d[i] = p->ticks > q->ticks + 1 ? (double)(p->ticks - q->ticks - 1) : 0.0;
 		else
 			d[i] = (double)p->start + 1.0 >= a_ticks ? (double)p->ticks : 0.0;
 	}

@@ -19,7 +19,7 @@
 
 struct kb_load {
 	double span_s;			/* from the first measured sample to the last */
-	double other_cpu_pct;		/* other processes' CPU time, % of one CPU */
+	double other_cpu_pct;		/* other processes' CPU time, % of one CPU, at least */
 	bool noisy;			/* other_cpu_pct > KB_LOAD_NOISY_PCT */
 	double other_runnable;		/* mean runnable tasks not ours (procs_running - ours) */
 	double steal_pct;		/* steal time, % of all CPUs' time over the span */
