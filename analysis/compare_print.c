@@ -187,8 +187,9 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 		fputs("| ", out);
 		put_key(out, kb_put_markdown, m->ref, " | ", " [");
 		kb_put_markdown(out, m->ref->unit);
-		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s |\n", f.a, f.b, f.ch,
-			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict));
+		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s%s |\n", f.a, f.b, f.ch,
+			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict),
+			m->noisy_pct > 0.0 ? " (noisy)" : "");
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);

@@ -185,7 +185,7 @@ static void assert_noisy_file(const char *path)
  */
 Test(busy, run_beside_a_spinner_is_noisy_in_show_and_compare, .timeout = 240)
 {
-	char dir[256], db[300], j1[300], j2[300];
+	char dir[256], db[300], db2[300], j1[300], j2[300], j3[300];
 	struct cli_result *r = calloc(1, sizeof(*r));
 	pid_t spin = spinner(true);
 	cJSON *doc, *m;
@@ -195,6 +195,7 @@ Test(busy, run_beside_a_spinner_is_noisy_in_show_and_compare, .timeout = 240)
 	snprintf(db, sizeof(db), "%s/k.db", dir);
 	snprintf(j1, sizeof(j1), "%s/1.json", dir);
 	snprintf(j2, sizeof(j2), "%s/2.json", dir);
+	snprintf(j3, sizeof(j3), "%s/3.json", dir);
 	run_cli(r, "run -f mm/guard/install -r 5 -q --label busy1 --db %s -o %s", db, j1);
 	cr_assert_eq(r->status, 0, "run: %s", r->err);
 	run_cli(r, "run -f mm/guard/install -r 5 -q --label busy2 --db %s -o %s", db, j2);
@@ -202,6 +203,14 @@ Test(busy, run_beside_a_spinner_is_noisy_in_show_and_compare, .timeout = 240)
 	stop(spin);
 	assert_noisy_file(j1);
 	assert_noisy_file(j2);
+
+	/* An export imported into another store keeps its load. */
+	snprintf(db2, sizeof(db2), "%s/k2.db", dir);
+	run_cli(r, "import kbench %s --db %s", j1, db2);
+	cr_assert_eq(r->status, 0, "import: %s", r->err);
+	run_cli(r, "export busy1 --db %s -o %s", db2, j3);
+	cr_assert_eq(r->status, 0, "export: %s", r->err);
+	assert_noisy_file(j3);
 
 	run_cli(r, "show busy1 --db %s", db);
 	cr_assert_eq(r->status, 0, "show: %s", r->err);
@@ -230,7 +239,9 @@ Test(busy, run_beside_a_spinner_is_noisy_in_show_and_compare, .timeout = 240)
 	cJSON_Delete(doc);
 	unlink(j1);
 	unlink(j2);
+	unlink(j3);
 	unlink_store(db);
+	unlink_store(db2);
 	rmdir(dir);
 	free(r);
 }
