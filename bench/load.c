@@ -210,7 +210,7 @@ void kb_load_snap_free(struct kb_load_snap *s)
  * started after a; none for one that existed at a without being "other"
  * then (a descendant of ours orphaned since). A process of a that has
  * exited was reaped into its parent's cutime with its whole life: what it
- * had used by a is taken off that parent again.
+ * had used by a is taken off that parent (or the ancestor it reached) again.
  */
 static void deltas(const struct kb_load_snap *a, const struct kb_load_snap *b, double *d)
 {
@@ -228,10 +228,17 @@ static void deltas(const struct kb_load_snap *a, const struct kb_load_snap *b, d
 	}
 	for (size_t i = 0; i < a->n; i++) {
 		const struct kb_proc *q = &a->procs[i], *now = find(b->procs, b->n, q->pid);
-		const struct kb_proc *parent = find(b->procs, b->n, q->ppid);
+		const struct kb_proc *up = q, *alive = NULL;
 
-		if ((!now || now->start != q->start) && parent) {
-			size_t k = (size_t)(parent - b->procs);
+		if (now && now->start == q->start)
+			continue;
+		/* Reaped by its parent, or by the first ancestor still there (a shell between died too). */
+		for (size_t steps = 0; up && !alive && steps <= a->n; steps++) {
+			alive = find(b->procs, b->n, up->ppid);
+			up = alive ? NULL : find(a->procs, a->n, up->ppid);
+		}
+		if (alive) {
+			size_t k = (size_t)(alive - b->procs);
 
 			d[k] = fmax(0.0, d[k] - (double)q->ticks);
 		}

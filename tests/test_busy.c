@@ -69,6 +69,36 @@ Test(busy, classify_leaves_out_the_root_tree_and_kernel_threads)
 	}
 }
 
+/*
+ * A process that exited in the span was reaped with its whole life into its
+ * parent's cutime, here through a shell that died too: only what it used
+ * after the first snapshot counts (the rest would read as 305 ticks of load).
+ */
+Test(busy, reaped_grandchild_counts_only_its_time_in_the_span)
+{
+	struct kb_proc before[] = {
+		{ .pid = 10, .ppid = 1, .ticks = 100, .start = 5, .comm = "make" },
+		{ .pid = 11, .ppid = 10, .ticks = 0, .start = 6, .comm = "sh" },
+		{ .pid = 12, .ppid = 11, .ticks = 305, .start = 7, .comm = "cc1" },
+	};
+	/* make reaped sh, which had reaped cc1: 305 + 5 in the span + 5 of make's own. */
+	struct kb_proc after[] = {
+		{ .pid = 10, .ppid = 1, .ticks = 100 + 305 + 5 + 5, .start = 5, .comm = "make" },
+	};
+	long tck = sysconf(_SC_CLK_TCK);
+	struct kb_load_snap a = { .ns = 1000000000000ull, .procs = before, .n = 3, .runnable = -1 };
+	struct kb_load_snap b = { .ns = 1000000000000ull + 1000000000ull, .procs = after, .n = 1,
+				  .runnable = -1 };
+	struct kb_load l;
+
+	kb_load_between(&a, &b, &l);
+	/* 10 ticks used in the span, at least 9 of them surely. */
+	cr_assert_float_eq(l.other_cpu_pct, 100.0 * 9 / (double)tck, 1e-9, "got %g%%",
+			   l.other_cpu_pct);
+	cr_assert_str_eq(l.top_other, "make 10");
+	cr_assert(isnan(l.other_runnable) && isnan(l.steal_pct));
+}
+
 static void spin_forever(void)
 {
 	for (volatile unsigned long x = 0;; x++)
