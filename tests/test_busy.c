@@ -427,3 +427,42 @@ Test(busy, store_from_before_load_reads_and_migrates)
 	unlink_store(db);
 	rmdir(dir);
 }
+
+/* A stored top_other is data: escaped in show's text and in the dashboard's HTML. */
+Test(busy, noisy_names_escaped_in_show_and_dashboard, .timeout = 240)
+{
+	static struct cli_result r;
+	char dir[256], db[300], path[700], err[512];
+	struct kb_store *s;
+	struct kb_run run;
+	char *html;
+	size_t len;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	s = kb_store_open(db, true, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	for (int i = 0; i < 2; i++) {
+		make_run(&run, true);
+		cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+		kb_run_free(&run);
+	}
+	kb_store_close(s);
+	run_cli(&r, "show base --db %s", db);
+	cr_assert_eq(r.status, 0, "show: %s", r.err);
+	cr_assert_not_null(strstr(r.out, "%*"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "other load: 87% of a CPU (top: a\\nb<&> 4242), runnable 1.5,"
+				 " 2400-3000 MHz\n"), "%s", r.out);
+	run_cli(&r, "report --db %s -o %s/site", db, dir);
+	cr_assert_eq(r.status, 0, "report: %s%s", r.out, r.err);
+	snprintf(path, sizeof(path), "%s/site/index.html", dir);
+	html = slurp(path, &len);
+	cr_assert_not_null(html);
+	cr_assert_not_null(strstr(html, "Noisy in the newest run"));
+	cr_assert_not_null(strstr(html, "<td>a\nb&lt;&amp;&gt; 4242</td>"), "%s", html);
+	cr_assert_null(strstr(html, "b<&>"));
+	free(html);
+	unlink_store(db);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
+}
