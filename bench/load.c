@@ -203,14 +203,16 @@ void kb_load_snap_free(struct kb_load_snap *s)
 }
 
 /*
- * Per other process of b, the ticks it surely used since a: a running
- * process's count is its exact CPU time cut to whole ticks, so a difference
- * of two counts may be one tick more than it used (on a span of a few ms,
- * one tick alone would read as 200% of a CPU); all of them for one
- * started after a; none for one that existed at a without being "other"
- * then (a descendant of ours orphaned since). A process of a that has
- * exited was reaped into its parent's cutime with its whole life: what it
- * had used by a is taken off that parent (or the ancestor it reached) again.
+ * Per other process of b, the ticks it surely used since a:
+ * - one in a too: the difference less one tick (a count is the exact CPU
+ *   time cut to whole ticks, so a difference may be one over; on a span of a
+ *   few ms one tick alone would read as 200% of a CPU);
+ * - one started after a: all of its ticks;
+ * - one that existed at a without being "other" then (a descendant of ours
+ *   orphaned since): none.
+ * A process of a that has exited was reaped into its parent's cutime with
+ * its whole life: what it had used by a is taken off that parent (or the
+ * ancestor it reached) again.
  */
 static void deltas(const struct kb_load_snap *a, const struct kb_load_snap *b, double *d)
 {
@@ -272,7 +274,8 @@ void kb_load_between(const struct kb_load_snap *a, const struct kb_load_snap *b,
 	out->noisy = out->other_cpu_pct > KB_LOAD_NOISY_PCT;
 	out->other_runnable = a->runnable >= 0.0 && b->runnable >= 0.0
 		? (a->runnable + b->runnable) / 2.0 : NAN;
-	out->steal_pct = total && b->steal >= a->steal ? 100.0 * (double)(b->steal - a->steal) / (double)total : NAN;
+	out->steal_pct = total && b->steal >= a->steal
+		? 100.0 * (double)(b->steal - a->steal) / (double)total : NAN;
 	out->mhz_readable = a->mhz_readable && b->mhz_readable;
 	if (out->mhz_readable) {
 		out->cpu_mhz_min = fmin(a->mhz_min, b->mhz_min);
