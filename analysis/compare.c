@@ -263,6 +263,35 @@ static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts
 	decide(m, o, qlo, qhi, q);
 }
 
+/* The largest share of a CPU other processes used during a noisy result of key, or 0. */
+static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_result *key)
+{
+	double most = 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+
+			if (r->has_load && r->load.noisy && same_key(r, key))
+				most = fmax(most, r->load.other_cpu_pct);
+		}
+	return most;
+}
+
+/*
+ * Samples taken while other processes used the CPUs decide nothing: the
+ * verdict is unknown, and the load is the reason (bench/load.h).
+ */
+static void check_noisy(struct kb_metric_cmp *m, const struct kb_run *a, size_t na,
+			const struct kb_run *b, size_t nb)
+{
+	m->noisy_pct = fmax(noisy_pct(a, na, m->ref), noisy_pct(b, nb, m->ref));
+	if (m->noisy_pct > 0.0) {
+		m->verdict = KB_UNKNOWN;
+		m->more_samples = -1;
+	}
+}
+
 int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb,
 	       const struct kb_compare_opts *opts, struct kb_comparison *out)
 {
@@ -304,6 +333,7 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		set_threshold(m, opts, a[0].host, skip, na + nb);
 		out->with_noise += !isnan(m->noise);
 		compare_metric(m, opts);
+		check_noisy(m, a, na, b, nb);
 		if (isfinite(m->change_pct)) {
 			log_sum += log1p(m->change_pct / 100.0);
 			out->geomean_n++;

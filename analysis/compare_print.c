@@ -57,6 +57,8 @@ static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
 	if (m->verdict != KB_UNKNOWN)
 		buf[0] = '\0';
+	else if (m->noisy_pct > 0.0)
+		snprintf(buf, size, "noisy: other processes used %.0f%% of a CPU", m->noisy_pct);
 	else if (m->runs_to_decide > 0.0 && m->more_samples < 0)
 		snprintf(buf, size, "about %.0f runs per side would decide it (run-to-run noise)",
 			 m->runs_to_decide);
@@ -185,8 +187,9 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 		fputs("| ", out);
 		put_key(out, kb_put_markdown, m->ref, " | ", " [");
 		kb_put_markdown(out, m->ref->unit);
-		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s |\n", f.a, f.b, f.ch,
-			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict));
+		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s%s |\n", f.a, f.b, f.ch,
+			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict),
+			m->noisy_pct > 0.0 ? " (noisy)" : "");
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
@@ -256,6 +259,13 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)
 			cJSON_AddNumberToObject(o, "more_samples", (double)m->more_samples);
+		if (m->noisy_pct > 0.0) {
+			char reason[96];
+
+			fmt_more(reason, sizeof(reason), m);
+			cJSON_AddStringToObject(o, "reason", reason);
+			cJSON_AddNumberToObject(o, "noisy_pct", m->noisy_pct);
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddNumberToObject(doc, "geomean_change_pct", (c->geomean - 1.0) * 100.0);

@@ -23,7 +23,12 @@ static void fmt_value(char *buf, size_t size, double v)
 	snprintf(buf, size, "%.*f", decimals, v);
 }
 
-/* "480.1 ±0.5%": the median and the wider side of its 95% CI. */
+static bool noisy(const struct kb_result *r)
+{
+	return r->has_load && r->load.noisy;
+}
+
+/* "480.1 ±0.5%": the median and the wider side of its 95% CI; * when noisy. */
 static void fmt_cell(char *buf, size_t size, const struct kb_result *r)
 {
 	struct kb_summary s;
@@ -34,10 +39,34 @@ static void fmt_cell(char *buf, size_t size, const struct kb_result *r)
 	fmt_value(med, sizeof(med), s.median);
 	half = fmax(s.ci_hi - s.median, s.median - s.ci_lo);
 	if (s.median != 0.0)
-		snprintf(buf, size, "%s ±%.1f%%", med, 100.0 * half / fabs(s.median));
+		snprintf(buf, size, "%s ±%.1f%%%s", med, 100.0 * half / fabs(s.median),
+			 noisy(r) ? "*" : "");
 	else
-		snprintf(buf, size, "%s ±%s", med, half == 0.0 ? "0" : "?");
+		snprintf(buf, size, "%s ±%s%s", med, half == 0.0 ? "0" : "?", noisy(r) ? "*" : "");
 }
+
+/* "  * PARAMS" and "    other load: 87% of a CPU (top: stress 4242), runnable 1.0, steal 0.0%". */
+static void print_load(FILE *out, const struct kb_result *r)
+{
+	const struct kb_load *l = &r->load;
+
+	fputs("  * ", out);
+	kb_put_text(out, r->params);
+	fprintf(out, "\n    other load: %.0f%% of a CPU", l->other_cpu_pct);
+	if (l->top_other[0]) {
+		fputs(" (top: ", out);
+		kb_put_text(out, l->top_other);
+		fputs(")", out);
+	}
+	if (isfinite(l->other_runnable))
+		fprintf(out, ", runnable %.1f", l->other_runnable);
+	if (isfinite(l->steal_pct))
+		fprintf(out, ", steal %.1f%%", l->steal_pct);
+	if (l->mhz_readable)
+		fprintf(out, ", %.0f-%.0f MHz", l->cpu_mhz_min, l->cpu_mhz_max);
+	fputc('\n', out);
+}
+
 
 static bool capped(const struct kb_result *r)
 {
@@ -196,6 +225,14 @@ static void print_value(FILE *out, const struct kb_result *r, int width)
 	print_padded(out, buf, width, true);
 }
 
+/* The noisy results of a table, each with its load (a * marks them in the table). */
+static void print_noisy(FILE *out, const struct table *t)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		if (noisy(t->cells[i].r))
+			print_load(out, t->cells[i].r);
+}
+
 static void print_title(FILE *out, const struct table *t, const struct kb_result *first,
 			long base)
 {
@@ -335,15 +372,22 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 			       strcmp(run->results[j].metric, r->metric) == 0;
 		if (seen)
 			continue;
-		if (build_table(&t, run, r->benchmark, r->metric) == 0)
+		if (build_table(&t, run, r->benchmark, r->metric) == 0) {
 			print_table(out, &t, r);
-		else
+			print_noisy(out, &t);
+		} else
 			put_escaped_fields(out, "\n", r->benchmark, ": not shown (out of memory)\n",
 					   (const char *)NULL);
 		free_table(&t);
 		kb_report_latency(out, run, r->benchmark);
 		kb_report_scaling(out, run, r->benchmark);
 	}
+	for (size_t i = 0; i < run->nresults; i++)
+		if (noisy(&run->results[i])) {
+			fprintf(out, "\n* noisy: other processes used more than %.0f%% of a CPU while it"
+				     " was measured\n", KB_LOAD_NOISY_PCT);
+			break;
+		}
 	if (run->nskipped) {
 		fprintf(out, "\nskipped:\n");
 		for (size_t i = 0; i < run->nskipped; i++)

@@ -3,6 +3,7 @@
 #include "collect_lockwait.h"
 #include "collect_slab.h"
 #include "counters.h"
+#include "load.h"
 #include "undo.h"
 #include "util.h"
 #include "../kernel/probe.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Batch growth is bounded too: no sample is ever more than 2^24 iterations. */
 #define MAX_BATCH (1ull << 24)
@@ -213,7 +215,33 @@ struct case_ctx {
 	bool done;		/* skipped or failed: no more rounds */
 	uint64_t total_ops, totals[KB_NCOUNTERS];
 	char why[256];
+	struct kb_load_snap load0;	/* before the first measured sample */
+	bool has_load;
+	struct kb_load load;
 };
+
+/*
+ * The load others put on the machine over a case's measured samples: one
+ * /proc scan before its first and one after its last (outside every sample).
+ */
+static void load_before(struct case_ctx *x, long round)
+{
+	if (round == KB_WARMUP_SAMPLES + 1)
+		x->has_load = kb_load_snap_take(&x->load0, (int)getpid()) == 0;
+}
+
+static void load_after(struct case_ctx *x, long round, long rounds)
+{
+	struct kb_load_snap now;
+
+	if (round != rounds - 1 || !x->has_load)
+		return;
+	x->has_load = kb_load_snap_take(&now, (int)getpid()) == 0;
+	if (x->has_load)
+		kb_load_between(&x->load0, &now, &x->load);
+	kb_load_snap_free(&now);
+	kb_load_snap_free(&x->load0);
+}
 
 /* One sample at the case's batch; value in the benchmark's unit. */
 static int take_sample(struct case_ctx *x, double *value, uint64_t *ops, uint64_t *ns)
@@ -316,6 +344,8 @@ static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct
 		b->facts(x->state, r);
 	kb_slab_collector_attach(&x->meter.slab, r);
 	kb_lockwait_collector_attach(&x->meter.lockwait, r);
+	r->has_load = x->has_load;
+	r->load = x->load;
 }
 
 struct collect_arg {
@@ -426,10 +456,13 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 				continue;
 			p.done = (int)i;
 			progress_show(&p, &x->c, round + 1, rounds - extra);
+			load_before(x, round + extra);
 			int rerr = run_round(x, run, (int)(round + extra));
 
 			if (rerr)
 				err = drop_failed(&a, x, run, failed, rerr);
+			else
+				load_after(x, round + extra, rounds);
 		}
 	}
 	progress_clear(&p);
@@ -440,6 +473,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		if (a.cases[i].state && a.cases[i].c.bench->release)
 			a.cases[i].c.bench->release(a.cases[i].state);
 		free(a.cases[i].state);
+		kb_load_snap_free(&a.cases[i].load0);
 	}
 	free(a.cases);
 	kb_slab_collector_shutdown();

@@ -151,6 +151,38 @@ static void skipped(FILE *f, const struct kb_report *r)
 	fputs("</table>\n", f);
 }
 
+/* The newest run's results other processes disturbed (bench/load.h), with their load. */
+static void noisy(FILE *f, const struct kb_report *r)
+{
+	const struct kb_run *run = r->run_b;
+	size_t shown = 0;
+
+	for (size_t i = 0; run && i < run->nresults; i++) {
+		const struct kb_result *x = &run->results[i];
+		const struct kb_load *l = &x->load;
+
+		if (!x->has_load || !l->noisy)
+			continue;
+		if (!shown++)
+			fprintf(f, "<h2 id=\"noisy\">Noisy in the newest run</h2>\n<p>Other processes"
+				   " used more than %.0f%% of a CPU while these were measured: their"
+				   " verdicts are unknown.</p>\n<table><tr><th>benchmark</th><th>params</th>"
+				   "<th>metric</th><th>other load (%% of a CPU)</th><th>top other process</th>"
+				   "<th>runnable</th><th>steal</th></tr>\n", KB_LOAD_NOISY_PCT);
+		fputs("<tr class=\"unknown\">", f);
+		td(f, x->benchmark);
+		td(f, x->params);
+		td(f, x->metric);
+		fprintf(f, "<td class=n>%.0f%%</td>", l->other_cpu_pct);
+		td(f, l->top_other);
+		/* NAN: not readable on this machine. */
+		fprintf(f, "<td class=n>%.1f</td><td class=n>%.1f%%</td></tr>\n", l->other_runnable,
+			l->steal_pct);
+	}
+	if (shown)
+		fputs("</table>\n", f);
+}
+
 static void gallery(FILE *f, const struct kb_report *r, enum kb_chart_kind kind, const char *id,
 		    const char *title, const char *none)
 {
@@ -199,6 +231,7 @@ int kb_write_index(const struct kb_report *r)
 		r->nruns, r->nhosts, r->nseries);
 	verdicts(f, r);
 	changes(f, r);
+	noisy(f, r);
 	skipped(f, r);
 	gallery(f, r, KB_CHART_AB, "ab", "A/B distributions (newest run against the one before)",
 		"No comparison: one run stored.");

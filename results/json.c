@@ -96,6 +96,21 @@ static cJSON *object_or_empty(const cJSON *o)
 	return cJSON_IsObject(o) ? exact_copy(o) : cJSON_CreateObject();
 }
 
+cJSON *kb_load_to_json(const struct kb_load *l)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_number(o, "span_s", l->span_s);
+	add_number(o, "other_cpu_pct", l->other_cpu_pct);
+	cJSON_AddBoolToObject(o, "noisy", l->noisy);
+	add_number(o, "other_runnable", l->other_runnable);	/* null: unknown */
+	add_number(o, "steal_pct", l->steal_pct);
+	add_number(o, "cpu_mhz_min", l->mhz_readable ? l->cpu_mhz_min : NAN);	/* null: not readable */
+	add_number(o, "cpu_mhz_max", l->mhz_readable ? l->cpu_mhz_max : NAN);
+	cJSON_AddStringToObject(o, "top_other", l->top_other);
+	return o;
+}
+
 static cJSON *result_to_json(const struct kb_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *sum, *ci, *counters, *facts;
@@ -131,6 +146,8 @@ static cJSON *result_to_json(const struct kb_result *r)
 	for (size_t i = 0; i < r->nfacts; i++)
 		cJSON_AddStringToObject(facts, r->facts[i].key, r->facts[i].value);
 	cJSON_AddItemToObject(o, "collectors", object_or_empty(r->collectors));
+	if (r->has_load)
+		cJSON_AddItemToObject(o, "load", kb_load_to_json(&r->load));
 	return o;
 }
 
@@ -297,12 +314,64 @@ static const cJSON *item(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
+/* A finite number >= 0 at key; with nullable, a null or missing one reads as NAN. */
+static bool load_number(const cJSON *o, const char *key, bool nullable, double *v, char *why,
+			size_t size)
+{
+	const cJSON *it = item(o, key);
+
+	*v = NAN;
+	if (nullable && (!it || cJSON_IsNull(it)))
+		return true;
+	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0.0) {
+		snprintf(why, size, "load.%s must be a number >= 0%s", key, nullable ? " or null" : "");
+		return false;
+	}
+	*v = it->valuedouble;
+	return true;
+}
+
+int kb_load_from_json(const cJSON *o, struct kb_load *l, char *why, size_t size)
+{
+	const cJSON *noisy = item(o, "noisy"), *top = item(o, "top_other");
+	double lo, hi;
+
+	memset(l, 0, sizeof(*l));
+	if (!cJSON_IsObject(o)) {
+		snprintf(why, size, "load must be an object");
+		return -1;
+	}
+	if (!load_number(o, "span_s", false, &l->span_s, why, size) ||
+	    !load_number(o, "other_cpu_pct", false, &l->other_cpu_pct, why, size) ||
+	    !load_number(o, "other_runnable", true, &l->other_runnable, why, size) ||
+	    !load_number(o, "steal_pct", true, &l->steal_pct, why, size) ||
+	    !load_number(o, "cpu_mhz_min", true, &lo, why, size) ||
+	    !load_number(o, "cpu_mhz_max", true, &hi, why, size))
+		return -1;
+	if (noisy && !cJSON_IsBool(noisy)) {
+		snprintf(why, size, "load.noisy must be true or false");
+		return -1;
+	}
+	if (top && (!cJSON_IsString(top) || strlen(top->valuestring) >= sizeof(l->top_other))) {
+		snprintf(why, size, "load.top_other must be a string of at most %zu bytes",
+			 sizeof(l->top_other) - 1);
+		return -1;
+	}
+	l->noisy = noisy ? cJSON_IsTrue(noisy) : l->other_cpu_pct > KB_LOAD_NOISY_PCT;
+	l->mhz_readable = !isnan(lo) && !isnan(hi);
+	l->cpu_mhz_min = l->mhz_readable ? lo : 0.0;
+	l->cpu_mhz_max = l->mhz_readable ? hi : 0.0;
+	if (top)
+		snprintf(l->top_other, sizeof(l->top_other), "%s", top->valuestring);
+	return 0;
+}
+
 static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char *err,
 			    size_t size)
 {
 	const char *bench = get_string(o, "benchmark"), *metric = get_string(o, "metric");
 	const char *unit = get_string(o, "unit"), *dir = get_string(o, "direction"), *shown;
-	const cJSON *warm = item(o, "warmup"), *coll = item(o, "collectors");
+	const cJSON *warm = item(o, "warmup"), *coll = item(o, "collectors"), *load = item(o, "load");
 	enum kb_direction d;
 	struct kb_result *r;
 	char params[512], why[400], name[96];
@@ -328,6 +397,13 @@ static int result_from_json(const cJSON *o, struct kb_run *run, size_t idx, char
 	    !facts_from_json(item(o, "facts"), r, why, sizeof(why))) {
 		snprintf(err, size, "results[%zu] (%s): %s", idx, shown, why);
 		return -1;
+	}
+	if (load && !cJSON_IsNull(load)) {
+		if (kb_load_from_json(load, &r->load, why, sizeof(why))) {
+			snprintf(err, size, "results[%zu] (%s): %s", idx, shown, why);
+			return -1;
+		}
+		r->has_load = true;
 	}
 	if (coll && !cJSON_IsObject(coll)) {
 		snprintf(err, size, "results[%zu] (%s): collectors must be an object", idx, shown);

@@ -7,6 +7,8 @@
 #ifndef KB_RUN_H
 #define KB_RUN_H
 
+#include "../bench/load.h"
+
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,6 +41,8 @@ struct kb_result {
 	struct kb_fact *facts;
 	size_t nfacts;
 	cJSON *collectors;	/* object; collector name -> its output */
+	bool has_load;		/* false: measured before kbench recorded it, or imported */
+	struct kb_load load;	/* the load the suite did not cause over the samples */
 };
 
 struct kb_skip {

@@ -1,4 +1,5 @@
 #include "store.h"
+#include "json.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -18,6 +19,7 @@
 struct kb_store {
 	sqlite3 *db;
 	char path[4096];
+	bool has_load;		/* results.load exists (added by migrate_load) */
 };
 
 static const char schema_sql[] =
@@ -30,7 +32,7 @@ static const char schema_sql[] =
 	" run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
 	" benchmark TEXT NOT NULL, params TEXT NOT NULL, metric TEXT NOT NULL,"
 	" unit TEXT NOT NULL, direction TEXT NOT NULL, counters TEXT NOT NULL,"
-	" facts TEXT NOT NULL, collectors TEXT NOT NULL);"
+	" facts TEXT NOT NULL, collectors TEXT NOT NULL, load TEXT);"
 	"CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id, seq);"
 	"CREATE INDEX IF NOT EXISTS results_by_metric ON results(benchmark, params, metric);"
 	"CREATE TABLE IF NOT EXISTS samples(result_id INTEGER NOT NULL REFERENCES results(id),"
@@ -121,6 +123,44 @@ static int create_schema(struct kb_store *s, char *err, size_t size)
 	return 0;
 }
 
+static bool has_column(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	bool ok = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * Migration: results.load (JSON text, NULL when not recorded) came after
+ * the first stores. A writer adds it, checked and added in one write
+ * transaction; a reader of an older store reads every result without load.
+ */
+static int migrate_load(struct kb_store *s, bool write, char *err, size_t size)
+{
+	static const char probe[] = "SELECT load FROM results LIMIT 0";
+
+	s->has_load = has_column(s->db, probe);
+	if (s->has_load || !write)
+		return 0;
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, "cannot write", err, size);
+	if (!has_column(s->db, probe) &&
+	    sqlite3_exec(s->db, "ALTER TABLE results ADD COLUMN load TEXT;", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(s, "adding results.load", err, size);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		return -1;
+	}
+	if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(s, "adding results.load", err, size);
+		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+		return -1;
+	}
+	s->has_load = true;
+	return 0;
+}
+
 /*
  * Readers open the file read-write where they may, so that they can roll
  * back a hot journal or recover the WAL a killed writer left; query_only
@@ -170,6 +210,10 @@ struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t 
 	/* SQLite falls back to reading a file it may not write: say so before any run. */
 	if (create && sqlite3_db_readonly(s->db, "main") == 1) {
 		snprintf(err, size, "%s: cannot write: read-only for this user", path);
+		kb_store_close(s);
+		return NULL;
+	}
+	if (migrate_load(s, create, err, size)) {
 		kb_store_close(s);
 		return NULL;
 	}
@@ -307,20 +351,24 @@ static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const stru
 	char seqbuf[24];
 	char *counters = counters_json(r), *facts = facts_json(r);
 	char *collectors = json_or_empty(r->collectors);
+	cJSON *lj = r->has_load ? kb_load_to_json(&r->load) : NULL;
+	char *load = lj ? cJSON_PrintUnformatted(lj) : NULL;	/* NULL: not recorded */
 	const char *texts[] = { run_id, seqbuf, r->benchmark, r->params, r->metric, r->unit,
-				kb_direction_name(r->direction), counters, facts, collectors };
+				kb_direction_name(r->direction), counters, facts, collectors, load };
 	sqlite3_int64 id;
 	int rc;
 
+	cJSON_Delete(lj);
 	snprintf(seqbuf, sizeof(seqbuf), "%zu", seq);
-	rc = counters && facts && collectors
+	rc = counters && facts && collectors && (load || !r->has_load)
 		? exec_texts(db, "INSERT INTO results(run_id,seq,benchmark,params,metric,unit,"
-				 "direction,counters,facts,collectors) VALUES(?,?,?,?,?,?,?,?,?,?)",
-			     texts, 10, &id)
+				 "direction,counters,facts,collectors,load) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+			     texts, 11, &id)
 		: SQLITE_NOMEM;
 	free(counters);
 	free(facts);
 	free(collectors);
+	free(load);
 	if (rc == SQLITE_OK)
 		rc = insert_samples(db, id, r->samples, r->nsamples, 0);
 	if (rc == SQLITE_OK)
@@ -447,12 +495,26 @@ static void load_result_json(struct kb_result *r, const char *counters, const ch
 		r->collectors = cJSON_CreateObject();
 }
 
-static int load_results(sqlite3 *db, struct kb_run *run)
+/* A stored load (a result from before results.load has none). */
+static void load_result_load(struct kb_result *r, const char *text)
+{
+	cJSON *o = text ? cJSON_Parse(text) : NULL;
+	char why[128];
+
+	r->has_load = o && kb_load_from_json(o, &r->load, why, sizeof(why)) == 0;
+	cJSON_Delete(o);
+}
+
+static int load_results(sqlite3 *db, bool has_load, struct kb_run *run)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, "SELECT id, benchmark, params, metric, unit, direction,"
-				    " counters, facts, collectors FROM results WHERE run_id=?"
-				    " ORDER BY seq", -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(db, has_load
+				    ? "SELECT id, benchmark, params, metric, unit, direction,"
+				      " counters, facts, collectors, load FROM results WHERE run_id=?"
+				      " ORDER BY seq"
+				    : "SELECT id, benchmark, params, metric, unit, direction,"
+				      " counters, facts, collectors, NULL FROM results WHERE run_id=?"
+				      " ORDER BY seq", -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return rc;
@@ -469,6 +531,7 @@ static int load_results(sqlite3 *db, struct kb_run *run)
 			break;
 		}
 		load_result_json(r, col_text(st, 6), col_text(st, 7), col_text(st, 8));
+		load_result_load(r, (const char *)sqlite3_column_text(st, 9));
 		rc = load_samples(db, sqlite3_column_int64(st, 0), r);
 		if (rc != SQLITE_OK)
 			break;
@@ -517,7 +580,7 @@ int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 	run->environment = cJSON_Parse(col_text(st, 5));
 	run->features = cJSON_Parse(col_text(st, 6));
 	sqlite3_finalize(st);
-	rc = load_results(s->db, run);
+	rc = load_results(s->db, s->has_load, run);
 	if (rc == SQLITE_RANGE) {
 		snprintf(err, size, "%s: run %s holds a sample that is not a finite number "
 			 "(stored before kbench refused them)", s->path, id);
