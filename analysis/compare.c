@@ -279,14 +279,17 @@ static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_res
 }
 
 /*
- * Samples taken while other processes used the CPUs decide nothing: the
- * verdict is unknown, and the load is the reason (bench/load.h).
+ * Samples taken while other processes used the CPUs (bench/load.h) cannot
+ * vouch for "same": a loaded baseline can hide a regression, so that is
+ * unknown, and the load is the reason for every unknown. A change beyond
+ * the threshold stays slower or faster, marked noisy: a busy machine must
+ * not turn a real regression green.
  */
 static void check_noisy(struct kb_metric_cmp *m, const struct kb_run *a, size_t na,
 			const struct kb_run *b, size_t nb)
 {
 	m->noisy_pct = fmax(noisy_pct(a, na, m->ref), noisy_pct(b, nb, m->ref));
-	if (m->noisy_pct > 0.0) {
+	if (m->noisy_pct > 0.0 && (m->verdict == KB_SAME || m->verdict == KB_UNKNOWN)) {
 		m->verdict = KB_UNKNOWN;
 		m->more_samples = -1;
 	}

@@ -59,7 +59,7 @@ struct kb_metric_cmp {
 	enum kb_verdict verdict;
 	long more_samples;		/* unknown: samples per side still needed (-1: many) */
 	double runs_to_decide;		/* unknown for run noise: runs per side that would decide (0: -) */
-	double noisy_pct;		/* > 0: a side's result was noisy (unknown): most % of a CPU others used */
+	double noisy_pct;		/* > 0: a side's result was noisy: most % of a CPU others used */
 };
 
 struct kb_comparison {

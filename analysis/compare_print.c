@@ -53,12 +53,17 @@ static void format_cells(const struct kb_metric_cmp *m, struct cells *f)
 	fmt_pct(f->hi, sizeof(f->hi), phi);
 }
 
+static void fmt_noisy(char *buf, size_t size, const struct kb_metric_cmp *m)
+{
+	snprintf(buf, size, "noisy: other processes used %.0f%% of a CPU", m->noisy_pct);
+}
+
 static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
-	if (m->verdict != KB_UNKNOWN)
+	if (m->noisy_pct > 0.0)
+		fmt_noisy(buf, size, m);
+	else if (m->verdict != KB_UNKNOWN)
 		buf[0] = '\0';
-	else if (m->noisy_pct > 0.0)
-		snprintf(buf, size, "noisy: other processes used %.0f%% of a CPU", m->noisy_pct);
 	else if (m->runs_to_decide > 0.0 && m->more_samples < 0)
 		snprintf(buf, size, "about %.0f runs per side would decide it (run-to-run noise)",
 			 m->runs_to_decide);
@@ -262,7 +267,7 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		if (m->noisy_pct > 0.0) {
 			char reason[96];
 
-			fmt_more(reason, sizeof(reason), m);
+			fmt_noisy(reason, sizeof(reason), m);
 			cJSON_AddStringToObject(o, "reason", reason);
 			cJSON_AddNumberToObject(o, "noisy_pct", m->noisy_pct);
 		}

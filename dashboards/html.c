@@ -165,8 +165,8 @@ static void noisy(FILE *f, const struct kb_report *r)
 			continue;
 		if (!shown++)
 			fprintf(f, "<h2 id=\"noisy\">Noisy in the newest run</h2>\n<p>Other processes"
-				   " used more than %.0f%% of a CPU while these were measured: their"
-				   " verdicts are unknown.</p>\n<table><tr><th>benchmark</th><th>params</th>"
+				   " used more than %.0f%% of a CPU while these were measured: they"
+				   " decide no \"same\"; rerun them on a quiet machine.</p>\n<table><tr><th>benchmark</th><th>params</th>"
 				   "<th>metric</th><th>other load (%% of a CPU)</th><th>top other process</th>"
 				   "<th>runnable</th><th>steal</th></tr>\n", KB_LOAD_NOISY_PCT);
 		fputs("<tr class=\"unknown\">", f);
@@ -176,8 +176,14 @@ static void noisy(FILE *f, const struct kb_report *r)
 		fprintf(f, "<td class=n>%.0f%%</td>", l->other_cpu_pct);
 		td(f, l->top_other);
 		/* NAN: not readable on this machine. */
-		fprintf(f, "<td class=n>%.1f</td><td class=n>%.1f%%</td></tr>\n", l->other_runnable,
-			l->steal_pct);
+		if (isfinite(l->other_runnable))
+			fprintf(f, "<td class=n>%.1f</td>", l->other_runnable);
+		else
+			fputs("<td class=n>-</td>", f);
+		if (isfinite(l->steal_pct))
+			fprintf(f, "<td class=n>%.1f%%</td></tr>\n", l->steal_pct);
+		else
+			fputs("<td class=n>-</td></tr>\n", f);
 	}
 	if (shown)
 		fputs("</table>\n", f);

@@ -183,6 +183,49 @@ Test(compare, zero_median_on_one_side_is_decided_by_p)
 	cr_expect_eq(m.verdict, KB_SAME, "verdict %s", kb_verdict_name(m.verdict));
 }
 
+/* Side A's result taken while others used 80% of a CPU. */
+static struct kb_metric_cmp compare_noisy_a(double shift)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	double a[20], b[20];
+	struct kb_run ra, rb;
+	struct kb_comparison c;
+	struct kb_metric_cmp m;
+
+	for (int i = 0; i < 20; i++) {
+		a[i] = 1000.0 + i;
+		b[i] = (1000.0 + i) * (1.0 + shift);
+	}
+	run_of(&ra, a, 20);
+	run_of(&rb, b, 20);
+	ra.results[0].has_load = true;
+	ra.results[0].load = (struct kb_load){ .span_s = 1.0, .other_cpu_pct = 80.0, .noisy = true };
+	cr_assert_eq(kb_compare(&ra, 1, &rb, 1, &o, &c), 0);
+	m = c.metrics[0];
+	m.a = m.b = NULL;
+	m.ga = m.gb = NULL;
+	kb_comparison_free(&c);
+	kb_run_free(&ra);
+	kb_run_free(&rb);
+	return m;
+}
+
+/*
+ * A busy machine: "same" from loaded samples is unknown, with the load as
+ * the reason; a 50% slowdown stays slower (a loaded baseline must not turn a
+ * regression green).
+ */
+Test(compare, noisy_side_makes_same_unknown_but_keeps_slower)
+{
+	struct kb_metric_cmp m = compare_noisy_a(0.0);
+
+	cr_expect_eq(m.verdict, KB_UNKNOWN, "verdict %s", kb_verdict_name(m.verdict));
+	cr_expect_float_eq(m.noisy_pct, 80.0, 1e-9);
+	m = compare_noisy_a(0.5);
+	cr_expect_eq(m.verdict, KB_SLOWER, "verdict %s", kb_verdict_name(m.verdict));
+	cr_expect_float_eq(m.noisy_pct, 80.0, 1e-9);
+}
+
 /*
  * Through the CLI: a run against itself scaled by 1.5 is slower and exits 1
  * (beyond the 20% a 5% noise prior allows one run against one); A/A exits 0.
