@@ -130,23 +130,34 @@ static int scan_procs(struct kb_proc **out, size_t *n)
 }
 
 /* The "cpu" line's steal and total ticks, and procs_running (-1 unknown). */
+/*
+ * The "cpu" line's steal and total ticks, and procs_running (-1 unknown),
+ * line by line: on a machine with many CPUs the intr line alone runs to
+ * tens of kilobytes before procs_running.
+ */
 static void read_stat(struct kb_load_snap *s, int *procs_running)
 {
-	char text[8192], *line;
+	FILE *f = fopen("/proc/stat", "re");
 	unsigned long long v[8] = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
 
 	*procs_running = -1;
-	if (!read_small("/proc/stat", text, sizeof(text)))
-		return;
-	if (sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			s->total += v[i];
-		s->steal = v[7];
+	for (int lines = 0; f && lines < 100000 && getline(&line, &cap, f) > 0; lines++) {
+		/* "cpu  ..." is all CPUs; "cpu0 ..." would scan as well, shifted. */
+		if (!strncmp(line, "cpu ", 4) &&
+		    sscanf(line + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			   &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+			for (int i = 0; i < 8; i++)
+				s->total += v[i];
+			s->steal = v[7];
+		}
+		if (sscanf(line, "procs_running %d", procs_running) == 1)
+			break;
 	}
-	line = strstr(text, "\nprocs_running ");
-	if (line)
-		sscanf(line, "\nprocs_running %d", procs_running);
+	free(line);
+	if (f)
+		fclose(f);
 }
 
 static void read_mhz(struct kb_load_snap *s)
