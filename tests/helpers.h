@@ -7,11 +7,14 @@
 
 struct cli_result {
 	int status;		/* exit code, or 128+signal */
-	char out[65536];
-	char err[8192];
+	char out[262144];
+	char err[65536];	/* room for a sanitizer report */
 };
 
-/* Runs "$KBENCH_BIN <args>" through /bin/sh; captures stdout and stderr. */
+/*
+ * Runs "$KBENCH_BIN <args>" through /bin/sh; captures stdout and stderr.
+ * Fails the test when either does not fit or cannot be read back.
+ */
 void run_cli(struct cli_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A fresh directory under /tmp; path is static storage per call site. */
