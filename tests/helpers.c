@@ -141,3 +141,38 @@ void unlink_store(const char *db)
 		unlink(path);
 	}
 }
+
+void kernel_image_release(const char *image, char *out, size_t size)
+{
+	size_t len = 0, off;
+	char *data = kb_read_file(image, &len);
+
+	cr_assert(data && len > 0x210 && !memcmp(data + 0x202, "HdrS", 4), "%s: not a bzImage",
+		  image);
+	off = 0x200 + ((unsigned char)data[0x20e] | (size_t)(unsigned char)data[0x20f] << 8);
+	cr_assert_lt(off, len, "%s: kernel_version past the end", image);
+	snprintf(out, size, "%.*s", (int)strcspn(data + off, " "), data + off);
+	free(data);
+}
+
+bool release_at_least(const char *release, const char *since)
+{
+	int a = 0, b = 0, x = 0, y = 0;
+
+	cr_assert_eq(sscanf(release, "%d.%d", &a, &b), 2, "release %s", release);
+	cr_assert_eq(sscanf(since, "%d.%d", &x, &y), 2, "since %s", since);
+	return a > x || (a == x && b >= y);
+}
+
+bool config_has_line(const char *config, const char *line)
+{
+	char *text = kb_read_file(config, NULL), *p;
+	size_t n = strlen(line);
+	bool found = false;
+
+	cr_assert_not_null(text, "%s", config);
+	for (p = strstr(text, line); p && !found; p = strstr(p + 1, line))
+		found = (p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0');
+	free(text);
+	return found;
+}

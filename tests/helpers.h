@@ -42,4 +42,17 @@ const char *kbench_bin(void);
 /* Removes a store the test made: the database and the WAL, index and journal beside it. */
 void unlink_store(const char *db);
 
+/*
+ * The release an x86 bzImage names in its setup header ("HdrS" at 0x202,
+ * the kernel_version string at 0x200 + the u16 at 0x20e), e.g.
+ * 6.1.0-57-cloud-amd64: what a guest booted on it runs, known without a boot.
+ */
+void kernel_image_release(const char *image, char *out, size_t size);
+
+/* Whether release (MAJOR.MINOR...) is at least since (MAJOR.MINOR). */
+bool release_at_least(const char *release, const char *since);
+
+/* Whether the kernel config file has the whole line (CONFIG_X=y). */
+bool config_has_line(const char *config, const char *line);
+
 #endif
