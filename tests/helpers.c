@@ -18,18 +18,31 @@ const char *kbench_bin(void)
 	return bin && *bin ? bin : "build/kbench";
 }
 
-static void read_into(const char *path, char *buf, size_t size)
+/*
+ * Copies text (len bytes, NULL when the file was unreadable) into buf and
+ * frees it; false, with why, when it is missing or does not fit.
+ */
+static bool keep(char *text, size_t len, char *buf, size_t size, char *why, size_t wsize)
 {
-	size_t len = 0;
-	char *text = kb_read_file(path, &len);
+	bool ok = text && len < size;
 
-	snprintf(buf, size, "%s", text ? text : "");
+	buf[0] = '\0';
+	if (!text)
+		snprintf(why, wsize, "could not be read back");
+	else if (len >= size)
+		snprintf(why, wsize, "is %zu bytes, more than the %zu the test keeps", len, size - 1);
+	else
+		memcpy(buf, text, len + 1);
 	free(text);
+	return ok;
 }
 
 void run_cli(struct cli_result *r, const char *fmt, ...)
 {
-	char dir[256], args[4096], cmd[8192], out[300], err[300];
+	char dir[256], args[4096], cmd[8192], out[300], err[300], *text_out, *text_err;
+	char why_out[128], why_err[128];
+	size_t len_out = 0, len_err = 0;
+	bool ok_out, ok_err;
 	va_list ap;
 	int st;
 
@@ -42,11 +55,16 @@ void run_cli(struct cli_result *r, const char *fmt, ...)
 	snprintf(cmd, sizeof(cmd), "%s %s </dev/null >%s 2>%s", kbench_bin(), args, out, err);
 	st = system(cmd);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	read_into(out, r->out, sizeof(r->out));
-	read_into(err, r->err, sizeof(r->err));
+	text_out = kb_read_file(out, &len_out);
+	text_err = kb_read_file(err, &len_err);
 	unlink(out);
 	unlink(err);
 	rmdir(dir);
+	/* A cut or missing output could pass an "absent from the output" check: fail instead. */
+	ok_out = keep(text_out, len_out, r->out, sizeof(r->out), why_out, sizeof(why_out));
+	ok_err = keep(text_err, len_err, r->err, sizeof(r->err), why_err, sizeof(why_err));
+	cr_assert(ok_out, "kbench %.200s: its stdout %s", args, why_out);
+	cr_assert(ok_err, "kbench %.200s: its stderr %s", args, why_err);
 }
 
 void make_tmpdir(char *path, size_t size)
@@ -122,4 +140,39 @@ void unlink_store(const char *db)
 		snprintf(path, sizeof(path), "%s%s", db, sides[i]);
 		unlink(path);
 	}
+}
+
+void kernel_image_release(const char *image, char *out, size_t size)
+{
+	size_t len = 0, off;
+	char *data = kb_read_file(image, &len);
+
+	cr_assert(data && len > 0x210 && !memcmp(data + 0x202, "HdrS", 4), "%s: not a bzImage",
+		  image);
+	off = 0x200 + ((unsigned char)data[0x20e] | (size_t)(unsigned char)data[0x20f] << 8);
+	cr_assert_lt(off, len, "%s: kernel_version past the end", image);
+	snprintf(out, size, "%.*s", (int)strcspn(data + off, " "), data + off);
+	free(data);
+}
+
+bool release_at_least(const char *release, const char *since)
+{
+	int a = 0, b = 0, x = 0, y = 0;
+
+	cr_assert_eq(sscanf(release, "%d.%d", &a, &b), 2, "release %s", release);
+	cr_assert_eq(sscanf(since, "%d.%d", &x, &y), 2, "since %s", since);
+	return a > x || (a == x && b >= y);
+}
+
+bool config_has_line(const char *config, const char *line)
+{
+	char *text = kb_read_file(config, NULL), *p;
+	size_t n = strlen(line);
+	bool found = false;
+
+	cr_assert_not_null(text, "%s", config);
+	for (p = strstr(text, line); p && !found; p = strstr(p + 1, line))
+		found = (p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0');
+	free(text);
+	return found;
 }

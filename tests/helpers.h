@@ -7,11 +7,14 @@
 
 struct cli_result {
 	int status;		/* exit code, or 128+signal */
-	char out[65536];
-	char err[8192];
+	char out[262144];
+	char err[65536];	/* room for a sanitizer report */
 };
 
-/* Runs "$KBENCH_BIN <args>" through /bin/sh; captures stdout and stderr. */
+/*
+ * Runs "$KBENCH_BIN <args>" through /bin/sh; captures stdout and stderr.
+ * Fails the test when either does not fit or cannot be read back.
+ */
 void run_cli(struct cli_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A fresh directory under /tmp; path is static storage per call site. */
@@ -38,5 +41,18 @@ const char *kbench_bin(void);
 
 /* Removes a store the test made: the database and the WAL, index and journal beside it. */
 void unlink_store(const char *db);
+
+/*
+ * The release an x86 bzImage names in its setup header ("HdrS" at 0x202,
+ * the kernel_version string at 0x200 + the u16 at 0x20e), e.g.
+ * 6.1.0-57-cloud-amd64: what a guest booted on it runs, known without a boot.
+ */
+void kernel_image_release(const char *image, char *out, size_t size);
+
+/* Whether release (MAJOR.MINOR...) is at least since (MAJOR.MINOR). */
+bool release_at_least(const char *release, const char *since);
+
+/* Whether the kernel config file has the whole line (CONFIG_X=y). */
+bool config_has_line(const char *config, const char *line);
 
 #endif

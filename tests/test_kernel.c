@@ -16,7 +16,48 @@
 #include <unistd.h>
 
 #define DEBIAN_CONFIG KB_SRCDIR "/build/kernels/debian/config"
+/* Shared by every clone of this checkout (a symlink) and read only: tests configure a copy. */
 #define KCONFIG_TREE KB_SRCDIR "/build/kernels/linux-6.12-kconfig"
+
+static char tree_dir[256], tree[300], tree_config[320];
+
+/*
+ * A copy of the Kconfig tree of this test's own (about 100 MB, seconds to
+ * make): configuring writes .config and the kconfig tools into the tree, so
+ * two test runs configuring the shared one at once would see each other's.
+ */
+static void copy_tree(void)
+{
+	char cmd[1024];
+
+	tree[0] = '\0';
+	if (access(KCONFIG_TREE "/scripts/kconfig/merge_config.sh", R_OK))
+		return;
+	make_tmpdir(tree_dir, sizeof(tree_dir));
+	snprintf(tree, sizeof(tree), "%s/linux", tree_dir);
+	snprintf(tree_config, sizeof(tree_config), "%s/.config", tree);
+	snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", KCONFIG_TREE, tree);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	/* One an old-style run left in the shared tree is not this test's starting point. */
+	unlink(tree_config);
+}
+
+/* Runs after the test whatever its outcome. */
+static void remove_tree(void)
+{
+	char cmd[600];
+
+	if (!tree_dir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tree_dir);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void need_tree(void)
+{
+	if (!tree[0])
+		cr_skip_test("skipped: %s missing (make setup unpacks it)", KCONFIG_TREE);
+}
 
 /* Whether line (a whole CONFIG_X=v line) is in text. */
 static bool has_line(const char *text, const char *line)
@@ -127,18 +168,17 @@ Test(kernel, check_rejects_what_is_no_config)
 }
 
 /* defconfig + fragments + olddefconfig on a real 6.12 tree. */
-Test(kernel, build_config_only_configures_a_real_tree, .timeout = 300)
+Test(kernel, build_config_only_configures_a_real_tree, .init = copy_tree, .fini = remove_tree,
+     .timeout = 300)
 {
 	static struct cli_result r;
 	char *config;
 	cJSON *doc;
 
-	if (access(KCONFIG_TREE "/scripts/kconfig/merge_config.sh", R_OK))
-		cr_skip_test("skipped: %s missing (make setup unpacks it)", KCONFIG_TREE);
-	unlink(KCONFIG_TREE "/.config");
-	run_cli(&r, "kernel build %s --config-only -J", KCONFIG_TREE);
+	need_tree();
+	run_cli(&r, "kernel build %s --config-only -J", tree);
 	cr_assert_eq(r.status, 0, "exit %d: %.2000s", r.status, r.err);
-	config = slurp(KCONFIG_TREE "/.config", NULL);
+	config = slurp(tree_config, NULL);
 	cr_assert_not_null(config);
 	cr_expect(has_line(config, "CONFIG_BPF_JIT=y"));
 	cr_expect(has_line(config, "CONFIG_DEBUG_INFO_BTF=y"), "pahole (dwarves) was found");
@@ -155,25 +195,24 @@ Test(kernel, build_config_only_configures_a_real_tree, .timeout = 300)
 	/* The net-shaper API is 6.13: the 6.12 tree has no such option. */
 	cr_expect_str_eq(have_of(doc, "shaper", "CONFIG_NET_SHAPER"), "absent");
 	cJSON_Delete(doc);
-	unlink(KCONFIG_TREE "/.config");
 }
 
 /* --tiny --features: tinyconfig + the userspace base + only the named fragments. */
-Test(kernel, tiny_build_takes_only_the_named_features, .timeout = 300)
+Test(kernel, tiny_build_takes_only_the_named_features, .init = copy_tree, .fini = remove_tree,
+     .timeout = 300)
 {
 	static struct cli_result r;
 	char *config;
 	cJSON *doc;
 
-	if (access(KCONFIG_TREE "/scripts/kconfig/merge_config.sh", R_OK))
-		cr_skip_test("skipped: %s missing (make setup unpacks it)", KCONFIG_TREE);
-	run_cli(&r, "kernel build %s --tiny --features vm,net,nope --config-only", KCONFIG_TREE);
+	need_tree();
+	run_cli(&r, "kernel build %s --tiny --features vm,net,nope --config-only", tree);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	cr_expect(strstr(r.err, "no fragment nope.config"), "%s", r.err);
-	run_cli(&r, "kernel build %s --tiny --features vm,net,shaper --config-only -J", KCONFIG_TREE);
+	run_cli(&r, "kernel build %s --tiny --features vm,net,shaper --config-only -J", tree);
 	cr_assert_eq(r.status, 0, "exit %d: %.2000s", r.status, r.err);
-	config = slurp(KCONFIG_TREE "/.config", NULL);
+	config = slurp(tree_config, NULL);
 	cr_assert_not_null(config);
 	cr_expect(has_line(config, "CONFIG_NETDEVSIM=y"));
 	cr_expect(has_line(config, "CONFIG_SERIAL_8250_CONSOLE=y"));
@@ -187,5 +226,4 @@ Test(kernel, tiny_build_takes_only_the_named_features, .timeout = 300)
 	cr_expect_str_eq(state_of(doc, "net"), "enabled");
 	cr_expect_str_eq(state_of(doc, "bpf"), "missing");
 	cJSON_Delete(doc);
-	unlink(KCONFIG_TREE "/.config");
 }

@@ -14,14 +14,18 @@
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,11 +193,35 @@ static bool device_anywhere(const char *dev)
 	return found;
 }
 
-Test(napi, sigint_leaves_no_namespace_or_device, .timeout = 120)
+/* Whether a device named a (or b, when not NULL) exists in any reachable namespace. */
+static bool any_device(const char *a, const char *b)
+{
+	return device_anywhere(a) || (b && device_anywhere(b));
+}
+
+/*
+ * Polls until any_device(a, b) is want, or pid (when > 0) has exited, or
+ * 60 s: generous, since a loaded 2-CPU host is slow, not wrong. Whether it
+ * got there.
+ */
+static bool wait_devices(bool want, const char *a, const char *b, pid_t pid)
+{
+	uint64_t end = kb_now_ns() + 60ull * 1000000000ull;
+
+	while (any_device(a, b) != want) {
+		if (kb_now_ns() > end || (pid > 0 && waitpid(pid, NULL, WNOHANG) == pid))
+			return false;
+		usleep(50000);
+	}
+	return true;
+}
+
+Test(napi, sigint_leaves_no_namespace_or_device, .timeout = 240)
 {
 	char dev_a[32], dev_b[32];
 	pid_t pid;
 	int st;
+	bool seen;
 
 	need("netdev_genl");
 	pid = fork();
@@ -206,48 +234,102 @@ Test(napi, sigint_leaves_no_namespace_or_device, .timeout = 120)
 		execl(kbench_bin(), "kbench", "run", "-f", "net/napi/rr", "--no-store", "-q", (char *)NULL);
 		_exit(127);
 	}
-	/* Its devices are kb<pid>a0/b0: wait (bounded) until they exist, then interrupt. */
+	/* Its devices are kb<pid>a0/b0: wait until they exist, then interrupt. */
 	snprintf(dev_a, sizeof(dev_a), "kb%da0", (int)pid % 100000);
 	snprintf(dev_b, sizeof(dev_b), "kb%db0", (int)pid % 100000);
-	for (int i = 0; i < 200 && !device_anywhere(dev_a); i++)
-		usleep(20000);
-	cr_expect(device_anywhere(dev_a), "the run never created %s", dev_a);
+	seen = wait_devices(true, dev_a, NULL, pid);
 	kill(pid, SIGINT);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(seen, "the run never created %s (exit status %d)", dev_a, st);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit status %d", st);
-	/* Namespace teardown is asynchronous in the kernel: allow it a moment. */
-	for (int i = 0; i < 100 && (device_anywhere(dev_a) || device_anywhere(dev_b)); i++)
-		usleep(20000);
-	cr_expect(!device_anywhere(dev_a) && !device_anywhere(dev_b),
-		  "a veth end survived the interrupted run");
+	/* Namespace teardown is asynchronous in the kernel: wait for it. */
+	cr_expect(wait_devices(false, dev_a, dev_b, 0), "a veth end survived the interrupted run");
+}
+
+/* Brings lo up in the calling thread's network namespace. */
+static void lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ioctl(fd, SIOCGIFFLAGS, &ifr), 0, "SIOCGIFFLAGS lo: %s", strerror(errno));
+	ifr.ifr_flags |= IFF_UP;
+	cr_assert_eq(ioctl(fd, SIOCSIFFLAGS, &ifr), 0, "SIOCSIFFLAGS lo: %s", strerror(errno));
+	close(fd);
+}
+
+/*
+ * Starts kbench napi serve 127.0.0.1 and waits (at most 60 s) for its
+ * "echoing on" line, which it prints once the socket is bound. Its pid; the
+ * lines it printed so far in said.
+ */
+static pid_t start_serve(char *said, size_t size, bool *ready)
+{
+	uint64_t end = kb_now_ns() + 60ull * 1000000000ull;
+	size_t n = 0;
+	int fds[2];
+	pid_t pid;
+
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		execl(kbench_bin(), "kbench", "napi", "serve", "127.0.0.1", "seconds=300", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	said[0] = '\0';
+	*ready = false;
+	while (!*ready && n + 1 < size && kb_now_ns() < end) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		ssize_t got;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		got = read(fds[0], said + n, size - n - 1);
+		if (got <= 0)
+			break;	/* it exited */
+		n += (size_t)got;
+		said[n] = '\0';
+		*ready = strstr(said, "echoing on 127.0.0.1:7123/udp") != NULL;
+	}
+	close(fds[0]);
+	return pid;
 }
 
 /*
  * The --net-dev/--net-peer mode end to end on loopback: kbench napi serve
  * plays the peer. lo has no NAPI, so the methods that napi-set fail with
  * that reason (nothing is changed anywhere) while base and busy_poll run.
+ * Both sides run in a network namespace of the test's own, so port 7123
+ * (fixed in --net-peer mode) is free whatever else runs on the host.
  */
-Test(napi, net_dev_mode_against_kbench_napi_serve, .timeout = 120)
+Test(napi, net_dev_mode_against_kbench_napi_serve, .timeout = 240)
 {
 	static struct cli_result r;
+	char said[1024];
+	int home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC), st;
 	pid_t server;
 	cJSON *doc, *it;
 	int ran = 0;
+	bool ready;
 
 	need("netdev_genl");
-	server = fork();
-	cr_assert_geq(server, 0);
-	if (server == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(devnull, STDERR_FILENO);
-		execl(kbench_bin(), "kbench", "napi", "serve", "127.0.0.1", "seconds=60", (char *)NULL);
-		_exit(127);
-	}
-	usleep(300000);
-	run_cli(&r, "run -f net/napi/rr -r 3 --no-store -q -J --net-dev lo --net-peer 127.0.0.1");
+	cr_assert_geq(home, 0);
+	cr_assert_eq(unshare(CLONE_NEWNET), 0, "unshare: %s", strerror(errno));
+	lo_up();
+	server = start_serve(said, sizeof(said), &ready);
+	if (ready)
+		run_cli(&r, "run -f net/napi/rr -r 3 --no-store -q -J --net-dev lo --net-peer 127.0.0.1");
+	/* Reaped whatever happened: it still runs (seconds=300) unless it failed. */
 	kill(server, SIGINT);
-	waitpid(server, NULL, 0);
+	cr_assert_eq(waitpid(server, &st, 0), server);
+	cr_assert_eq(setns(home, CLONE_NEWNET), 0);
+	close(home);
+	cr_assert(ready, "napi serve never said it was echoing: %s", said);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "napi serve: exit status %d", st);
 	cr_expect_eq(r.status, 3, "defer and suspend cannot napi-set lo: exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%s", r.err);

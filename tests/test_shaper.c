@@ -132,11 +132,16 @@ Test(shaper, cli_says_why_without_the_family)
 	cr_expect_eq(r.status, 2);
 }
 
-/* The software baseline really shapes: no more than the configured rate gets through. */
+/*
+ * The software baseline really shapes: something got through (every sample
+ * above zero) and no more than the configured rate (+5%). How close to the
+ * rate it gets is a speed, which a loaded host (or TCG) lowers: that is the
+ * benchmark's accuracy fact, not a test.
+ */
 Test(shaper, tc_baseline_shapes_and_shares, .timeout = 180)
 {
 	static struct cli_result r;
-	cJSON *doc, *it;
+	cJSON *doc, *it, *s;
 	int n = 0;
 
 	run_cli(&r, "run -f 'net/shaper/*' -r 2 --no-store -q -J");
@@ -149,8 +154,14 @@ Test(shaper, tc_baseline_shapes_and_shares, .timeout = 180)
 
 		n++;
 		if (!strcmp(b, "net/shaper/rate")) {
+			cJSON *conf = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "facts"), "configured_mbit");
+
+			cr_assert(cJSON_IsString(conf), "no configured_mbit fact");
+			cr_expect_str_eq(conf->valuestring, "100", "the default rate");
+			cr_expect_gt(cJSON_GetArraySize(cJSON_GetObjectItem(it, "samples")), 0);
+			cJSON_ArrayForEach(s, cJSON_GetObjectItem(it, "samples"))
+				cr_expect_gt(s->valuedouble, 0.0, "a shaped flow moved nothing");
 			cr_expect_leq(med, 105.0, "100 Mbit/s shaped to %.1f", med);
-			cr_expect_geq(med, 50.0, "100 Mbit/s shaped to %.1f", med);
 		} else if (!strcmp(b, "net/shaper/share")) {
 			cr_expect_gt(med, 0.8, "Jain's index %.3f", med);
 		}

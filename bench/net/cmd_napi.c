@@ -171,8 +171,6 @@ static int serve(int argc, char **argv)
 		}
 	}
 	kb_undo_install_handlers();
-	fprintf(stderr, "kbench napi serve: echoing on %s:7123/%s for %ld s (Ctrl-C stops)\n",
-		argv[0], tcp ? "tcp" : "udp", seconds);
 	if (kb_rr_serve(argv[0], tcp, &ep, (unsigned)seconds, why, sizeof(why))) {
 		kb_err("napi serve: %s", why);
 		return KB_EXIT_ENV;

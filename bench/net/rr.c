@@ -200,6 +200,10 @@ int kb_rr_serve(const char *bind_addr, bool tcp, const struct kb_epoll_params *e
 
 	if ((err = start_server(&rr, &here, why, size)))
 		return err;
+	/* Bound (and listening): a client may come now; scripts and tests wait for this line. */
+	fprintf(stderr, "kbench napi serve: echoing on %s:%d/%s for %u s (Ctrl-C stops)\n",
+		bind_addr, PORT, tcp ? "tcp" : "udp", seconds);
+	fflush(stderr);
 	/* accept() and reads wake up every second to look at the deadline and signals. */
 	setsockopt(rr.server_fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
 	/* One client at a time, each until it goes away; bounded by seconds and signals. */

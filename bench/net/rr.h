@@ -41,7 +41,9 @@ void kb_rr_stop(struct kb_rr *rr);
 
 /*
  * The peer side of --net-peer: an echo server on bind_addr (UDP, or TCP one
- * client at a time) for at most seconds or until SIGINT/SIGTERM.
+ * client at a time) for at most seconds or until SIGINT/SIGTERM. Once the
+ * socket is bound it says so on stderr ("... echoing on ADDR:7123/udp ..."),
+ * the line to wait for before the client starts.
  */
 int kb_rr_serve(const char *bind_addr, bool tcp, const struct kb_epoll_params *ep,
 		unsigned seconds, char *why, size_t size);

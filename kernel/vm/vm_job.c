@@ -191,9 +191,17 @@ static char **guest_args(const struct kb_vm_job *j, int *n)
 	return args;
 }
 
+/* $TMPDIR when it is an absolute path of sane length, else /tmp (as mkdtemp(3) users expect). */
+static const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && t[0] == '/' && strlen(t) < 200 ? t : "/tmp";
+}
+
 int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err, size_t size)
 {
-	char tmpl[64] = "/tmp/kbench-vm.XXXXXX", initrd[96], host[80];
+	char prefix[240], tmpl[256], initrd[300], host[80];
 	unsigned mark = kb_undo_mark();
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
@@ -211,8 +219,9 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	/* The runs a guest sends back are this host's VM runs, not the host's own. */
 	snprintf(host, sizeof(host), "%.60s-vm", u.nodename);
 	/* Journaled (a killed run's directory goes at the next start), unless it is to be kept. */
-	werr = j->keep ? (mkdtemp(tmpl) ? 0 : -errno)
-		       : kb_workdir_make("/tmp/kbench-vm", tmpl, sizeof(tmpl));
+	snprintf(prefix, sizeof(prefix), "%s/kbench-vm", tmp_dir());
+	snprintf(tmpl, sizeof(tmpl), "%s.XXXXXX", prefix);
+	werr = j->keep ? (mkdtemp(tmpl) ? 0 : -errno) : kb_workdir_make(prefix, tmpl, sizeof(tmpl));
 	if (werr) {
 		snprintf(err, size, "making the work directory: %s", strerror(-werr));
 		return -1;
