@@ -38,7 +38,7 @@ static bool present(cJSON *features, const char *name)
  * The guest runs the image's release (read from the bzImage), 6.13 or
  * later: guard pages and the NAPI config are there whatever the config, the
  * net-shaper family where the image's config builds it.
- * Also guards the JIT scan: 7.x loads r9 with a 32-bit mov, not movabs.
+ * (The JIT scan is held to this guest by test_bpf_stack.c: the probe no longer reads it.)
  */
 Test(vm613, probe_sees_the_613_features, .timeout = 900)
 {
