@@ -115,7 +115,9 @@ static void run_of(struct kb_run *run, const double *x, size_t n)
 		kb_result_add_sample(r, x[i], false);
 }
 
-static struct kb_metric_cmp compare_samples(const double *a, size_t na, const double *b, size_t nb)
+/* Side A's load, or NULL; the one metric's comparison, its sample pointers cleared. */
+static struct kb_metric_cmp compare_loaded(const double *a, size_t na, const struct kb_load *load_a,
+					   const double *b, size_t nb)
 {
 	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
 	struct kb_run ra, rb;
@@ -124,6 +126,10 @@ static struct kb_metric_cmp compare_samples(const double *a, size_t na, const do
 
 	run_of(&ra, a, na);
 	run_of(&rb, b, nb);
+	if (load_a) {
+		ra.results[0].has_load = true;
+		ra.results[0].load = *load_a;
+	}
 	cr_assert_eq(kb_compare(&ra, 1, &rb, 1, &o, &c), 0);
 	cr_assert_eq(c.nmetrics, 1);
 	m = c.metrics[0];
@@ -133,6 +139,11 @@ static struct kb_metric_cmp compare_samples(const double *a, size_t na, const do
 	kb_run_free(&ra);
 	kb_run_free(&rb);
 	return m;
+}
+
+static struct kb_metric_cmp compare_samples(const double *a, size_t na, const double *b, size_t nb)
+{
+	return compare_loaded(a, na, NULL, b, nb);
 }
 
 /* 5 samples against 5, completely apart and 50% slower: decided (p 2/252, was 0.0122). */
@@ -186,28 +197,14 @@ Test(compare, zero_median_on_one_side_is_decided_by_p)
 /* Side A's result taken while others used 80% of a CPU. */
 static struct kb_metric_cmp compare_noisy_a(double shift)
 {
-	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	const struct kb_load busy = { .span_s = 1.0, .other_cpu_pct = 80.0, .noisy = true };
 	double a[20], b[20];
-	struct kb_run ra, rb;
-	struct kb_comparison c;
-	struct kb_metric_cmp m;
 
 	for (int i = 0; i < 20; i++) {
 		a[i] = 1000.0 + i;
 		b[i] = (1000.0 + i) * (1.0 + shift);
 	}
-	run_of(&ra, a, 20);
-	run_of(&rb, b, 20);
-	ra.results[0].has_load = true;
-	ra.results[0].load = (struct kb_load){ .span_s = 1.0, .other_cpu_pct = 80.0, .noisy = true };
-	cr_assert_eq(kb_compare(&ra, 1, &rb, 1, &o, &c), 0);
-	m = c.metrics[0];
-	m.a = m.b = NULL;
-	m.ga = m.gb = NULL;
-	kb_comparison_free(&c);
-	kb_run_free(&ra);
-	kb_run_free(&rb);
-	return m;
+	return compare_loaded(a, 20, &busy, b, 20);
 }
 
 /*
