@@ -176,50 +176,28 @@ Test(journal, sigkill_bpf_run_time_then_next_run, .fini = put_back, .timeout = 1
 			 "run -f mm/guard/vmas -r 2 -q --no-store");
 }
 
-/* The /tmp/kbench-vm.* directories that exist now; a new one's name into made. */
-static bool new_workdir(char names[][256], int n, char *made, size_t size)
+/* The kbench-vm.* work directory in tmp (this test's own TMPDIR), if one is there yet. */
+static bool find_workdir(const char *tmp, char *made, size_t size)
 {
-	DIR *d = opendir("/tmp");
+	DIR *d = opendir(tmp);
 	struct dirent *e;
 	bool found = false;
 
-	cr_assert_not_null(d);
-	while ((e = readdir(d)) && !found) {
-		bool old = false;
-
-		if (strncmp(e->d_name, "kbench-vm.", 10))
-			continue;
-		for (int i = 0; i < n && !old; i++)
-			old = !strcmp(names[i], e->d_name);
-		if (!old) {
-			snprintf(made, size, "/tmp/%s", e->d_name);
+	cr_assert_not_null(d, "%s", tmp);
+	while ((e = readdir(d)) && !found)
+		if (!strncmp(e->d_name, "kbench-vm.", 10)) {
+			snprintf(made, size, "%s/%s", tmp, e->d_name);
 			found = true;
 		}
-	}
 	closedir(d);
 	return found;
-}
-
-static int list_workdirs(char names[][256], int max)
-{
-	DIR *d = opendir("/tmp");
-	struct dirent *e;
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while ((e = readdir(d)) && n < max)
-		if (!strncmp(e->d_name, "kbench-vm.", 10))
-			snprintf(names[n++], 256, "%s", e->d_name);
-	closedir(d);
-	return n;
 }
 
 Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
 {
 	char *argv[] = { "kbench", "vm", "run", "--kernel", DEBIAN_KERNEL, "--accel", "tcg",
 			 "--timeout", "60", "-q", "--", "probe", NULL };
-	char old[64][256], dir[300] = "", want[400];
-	int n = list_workdirs(old, 64);
+	char tmp[256], dir[600] = "", want[700];
 	struct cli_result r;
 	struct stat st;
 	bool after_kill;
@@ -227,10 +205,14 @@ Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
 
 	if (access(DEBIAN_KERNEL, R_OK))
 		cr_skip_test("skipped: %s missing (make setup fetches it)", DEBIAN_KERNEL);
+	/* A TMPDIR of the test's own: any other VM on the host has its work directory elsewhere. */
+	make_tmpdir(tmp, sizeof(tmp));
+	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
 	pid = start(argv);
-	for (int i = 0; i < 2000 && !new_workdir(old, n, dir, sizeof(dir)); i++)
+	unsetenv("TMPDIR");
+	for (int i = 0; i < 6000 && !find_workdir(tmp, dir, sizeof(dir)); i++)
 		sleep_ms(10);
-	cr_assert(dir[0], "vm run made no /tmp/kbench-vm.* within 20 s");
+	cr_assert(dir[0], "vm run made no kbench-vm.* in %s within 60 s", tmp);
 	kill_hard(pid);
 	after_kill = lstat(dir, &st) == 0;
 	cr_assert(after_kill, "%s went with the SIGKILL: the kill missed", dir);
@@ -242,6 +224,7 @@ Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
 	cr_expect_eq(r.status, 0, "kbench restore: exit %d: %s", r.status, r.err);
 	cr_expect(access(dir, F_OK) && errno == ENOENT, "%s still there after kbench restore", dir);
 	cr_expect(strstr(r.out, want), "no '%s' in: %s", want, r.out);
+	rmdir(tmp);
 }
 
 /* Names in dir, "\n"-separated, into buf; how many. */
