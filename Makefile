@@ -50,8 +50,8 @@ CFLAGS := -std=c11 -O2 -g $(WARN) -MMD -MP
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 LDLIBS := $(LIBPERF) $(LIBAPI) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-MAIN := bench/kbench.c
-SRC := $(filter-out $(MAIN),$(sort $(shell find bench kernel results analysis dashboards workloads -name '*.c' ! -name '*.bpf.c' ! -path 'workloads/programs/*')))
+MAIN := cli/kbench.c
+SRC := $(filter-out $(MAIN),$(sort $(shell find lib kernel results analysis bench workloads dashboards cli -name '*.c' ! -name '*.bpf.c' ! -path 'workloads/programs/*')))
 # Workload programs: one binary each, run by the real tools (hyperfine).
 PROGRAMS := $(patsubst workloads/programs/%.c,$(BUILD)/workloads/%,$(wildcard workloads/programs/*.c))
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
@@ -183,7 +183,7 @@ $(BUILD)/san/%.o: %.c | $(LIBPERF) $(BUILD)/revision.h $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
 
-$(BUILD)/kbench: $(OBJ) $(BUILD)/obj/bench/kbench.o
+$(BUILD)/kbench: $(OBJ) $(BUILD)/obj/cli/kbench.o
 	$(CC) $^ $(LDLIBS) -o $@
 
 $(BUILD)/workloads/%: workloads/programs/%.c
@@ -191,7 +191,7 @@ $(BUILD)/workloads/%: workloads/programs/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lpthread -o $@
 
 # The test build: the CLI and the tests, under ASan and UBSan.
-$(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/bench/kbench.o
+$(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/cli/kbench.o
 	$(CC) $(SAN_FLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/san/kbench-tests: $(SAN_OBJ) $(TEST_OBJ)
@@ -215,6 +215,7 @@ kernel-ab: setup
 
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup
+	@tools/check-layers.sh
 	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
 	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage
 	@$(MAKE) -s --no-print-directory fuzz-replay
@@ -229,8 +230,8 @@ test: setup
 # runs each target that long; what it finds new stays in build/fuzz/corpus/T.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB_SRC := results/json.c results/run.c results/store.c bench/util.c workloads/import.c \
-	analysis/stats.c analysis/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
+FUZZ_LIB_SRC := results/json.c results/run.c results/store.c results/summary.c lib/util.c workloads/import.c \
+	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBS := $(shell pkg-config --libs libcjson sqlite3 gsl 2>/dev/null) -lm

@@ -279,7 +279,7 @@ static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_res
 }
 
 /*
- * Samples taken while other processes used the CPUs (bench/load.h) cannot
+ * Samples taken while other processes used the CPUs (kernel/load.h) cannot
  * vouch for "same": a loaded baseline can hide a regression, so that is
  * unknown, and the load is the reason for every unknown. A change beyond
  * the threshold stays slower or faster, marked noisy: a busy machine must

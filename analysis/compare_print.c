@@ -1,6 +1,6 @@
 /* Printing a comparison: an 80-column text table, markdown, or JSON. */
 #include "compare.h"
-#include "escape.h"
+#include "../lib/escape.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -3,7 +3,7 @@
 #include <fnmatch.h>
 
 /*
- * From kbench calibrate on the project's 2-CPU VM (README, "Run-to-run
+ * From kbench calibrate on the project's 2-CPU VM (docs/method.md, "Run-to-run
  * noise"; issue 17): mm/guard/fork 9-24% between runs, mm/guard/contention
  * 6-13%, mm/guard/fault moves with the page allocator and the scheduler as
  * fork does, net/rtnl/ops (rtnl lock contention) about 5%, most others 1-3%.

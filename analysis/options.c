@@ -1,5 +1,5 @@
 #include "options.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>

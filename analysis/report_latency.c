@@ -6,7 +6,7 @@
  * (p99_us, requests_per_s, ...), so it prints for any benchmark that has them.
  */
 #include "report_latency.h"
-#include "escape.h"
+#include "../lib/escape.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * operation where the lock-wait collector measured it.
  */
 #include "report_scaling.h"
-#include "escape.h"
+#include "../lib/escape.h"
 #include "stats.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "report_scaling.h"
 #include "stats.h"
 
-#include "escape.h"
+#include "../lib/escape.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 #include "series.h"
-#include "../bench/filter.h"
+#include "../lib/filter.h"
 #include "stats.h"
 
 #include <stdio.h>

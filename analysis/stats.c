@@ -6,92 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double *sorted_copy(const double *x, size_t n)
-{
-	double *s = malloc(n * sizeof(*s));
-
-	if (!s)
-		return NULL;
-	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return s;
-}
-
-static double median_sorted(const double *s, size_t n)
-{
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
-}
-
-double kb_median(const double *x, size_t n)
-{
-	double *s, m;
-
-	if (!n)
-		return 0.0;
-	s = sorted_copy(x, n);
-	if (!s)
-		return NAN;
-	m = median_sorted(s, n);
-	free(s);
-	return m;
-}
-
-/*
- * The order-statistic CI of the median: the narrowest symmetric pair of
- * 0-based ranks (k, n-1-k) whose coverage 1 - 2 P(B <= k), B ~ Binomial(n,
- * 1/2), is still >= 95%. Below n = 6 no pair reaches 95% and the CI is the
- * whole range [min, max].
- */
-static size_t median_ci_rank(size_t n)
-{
-	double p = pow(0.5, (double)n), cdf = 0.0;
-	size_t k = 0;
-
-	/* p = P(B = j), cdf = P(B <= j) after the add. */
-	for (size_t j = 0; j < n / 2; j++) {
-		cdf += p;
-		if (2.0 * cdf > 0.05)
-			break;
-		k = j;
-		p *= (double)(n - j) / (double)(j + 1);
-	}
-	return k;
-}
-
-void kb_summarize(const double *x, size_t n, struct kb_summary *s)
-{
-	double *sorted, sum = 0.0, ss = 0.0;
-	size_t k;
-
-	memset(s, 0, sizeof(*s));
-	if (!n)
-		return;
-	sorted = sorted_copy(x, n);
-	if (!sorted)
-		return;
-	s->n = n;
-	for (size_t i = 0; i < n; i++)
-		sum += x[i];
-	s->mean = sum / (double)n;
-	for (size_t i = 0; i < n; i++)
-		ss += (x[i] - s->mean) * (x[i] - s->mean);
-	s->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-	s->min = sorted[0];
-	s->max = sorted[n - 1];
-	s->median = median_sorted(sorted, n);
-	k = median_ci_rank(n);
-	s->ci_lo = sorted[k];
-	s->ci_hi = sorted[n - 1 - k];
-	free(sorted);
-}
-
 struct ranked {
 	double v;
 	int side;	/* 0: a, 1: b */
@@ -99,7 +13,7 @@ struct ranked {
 
 static int cmp_ranked(const void *x, const void *y)
 {
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+	return kb_cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
 }
 
 /* Sides up to this many pairs get the exact distribution when nothing ties. */
@@ -201,8 +115,8 @@ static double resample_median(const gsl_rng *rng, const double *x, const size_t 
 		for (size_t i = 0; i < g[grp]; i++)
 			scratch[n++] = x[start[grp] + gsl_rng_uniform_int(rng, g[grp])];
 	}
-	qsort(scratch, n, sizeof(*scratch), cmp_double);
-	return median_sorted(scratch, n);
+	qsort(scratch, n, sizeof(*scratch), kb_cmp_double);
+	return kb_median_sorted(scratch, n);
 }
 
 /* Start offsets of the groups and the scratch size a resample can need. */
@@ -242,7 +156,7 @@ int kb_bootstrap_ratio_ci(const double *a, const size_t *ga, size_t nga,
 		/* A zero median of a: the ratio is infinite (or 1 when both are zero). */
 		ratios[i] = ma != 0.0 ? mb / ma : mb == 0.0 ? 1.0 : copysign(INFINITY, mb);
 	}
-	qsort(ratios, resamples, sizeof(*ratios), cmp_double);
+	qsort(ratios, resamples, sizeof(*ratios), kb_cmp_double);
 	*lo = ratios[(size_t)(0.025 * (resamples - 1))];
 	*hi = ratios[(size_t)ceil(0.975 * (resamples - 1))];
 out:

@@ -1,22 +1,10 @@
-/* Descriptive statistics of raw samples; always recomputed from samples. */
+/* The tests of compare: Mann-Whitney and the bootstrap CI of a ratio of medians. */
 #ifndef KB_STATS_H
 #define KB_STATS_H
 
+#include "../results/summary.h"
+
 #include <stddef.h>
-
-struct kb_summary {
-	size_t n;
-	double median, mean, stddev, min, max;
-	double ci_lo, ci_hi;	/* distribution-free 95% CI of the median */
-};
-
-/* Fills s from x[0..n) (x is not modified). n == 0 gives all zeros. */
-void kb_summarize(const double *x, size_t n, struct kb_summary *s);
-
-/* Median of x[0..n) (x is not modified); 0 for n == 0. */
-double kb_median(const double *x, size_t n);
-
-
 
 /*
  * Two-sided p-value of the Mann-Whitney U test: exact for small sides

@@ -1,5 +1,5 @@
 #include "collect_lockwait.h"
-#include "bpf/bpf_inspect.h"
+#include "../kernel/bpf/bpf_inspect.h"
 #include "lockwait.skel.h"
 
 #include <errno.h>

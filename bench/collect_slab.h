@@ -9,7 +9,7 @@
 #ifndef KB_COLLECT_SLAB_H
 #define KB_COLLECT_SLAB_H
 
-#include "bpf/slab_iter.h"
+#include "../kernel/bpf/slab_iter.h"
 #include "../results/run.h"
 
 #include <stdbool.h>

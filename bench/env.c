@@ -1,10 +1,10 @@
 #include "env.h"
+#include "../lib/sha256.h"
 #include "revision.h"
-#include "util.h"
+#include "../lib/util.h"
 #include "../kernel/probe.h"
 
 #include <dirent.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,18 +77,6 @@ static bool is_relevant(const char *line)
 			return true;
 	}
 	return false;
-}
-
-bool kb_sha256_hex(const void *data, size_t len, char hex[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-		return false;
-	for (unsigned i = 0; i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return true;
 }
 
 static void add_config(cJSON *env, const char *release)

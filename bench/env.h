@@ -1,4 +1,4 @@
-/* Captures the environment a run was measured in (DESIGN.md, Result schema). */
+/* Captures the environment a run was measured in (docs/design.md, "Result schema"). */
 #ifndef KB_ENV_H
 #define KB_ENV_H
 
@@ -13,9 +13,6 @@ cJSON *kb_env_capture(void);
 
 /* The kernel config text (/proc/config.gz or /boot/config-RELEASE); caller frees. */
 char *kb_env_kernel_config(const char *release, char *source, size_t size);
-
-/* The SHA-256 of data as 64 hex digits and a NUL. */
-bool kb_sha256_hex(const void *data, size_t len, char hex[65]);
 
 /*
  * Fills a fresh run's header: start time, host, label (NULL: the kernel

@@ -1,11 +1,11 @@
 #include "harness.h"
-#include "filter.h"
+#include "../lib/filter.h"
 #include "collect_lockwait.h"
 #include "collect_slab.h"
-#include "counters.h"
-#include "load.h"
-#include "undo.h"
-#include "util.h"
+#include "../kernel/counters.h"
+#include "../kernel/load.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
 #include "../kernel/probe.h"
 
 #include <errno.h>

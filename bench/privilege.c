@@ -1,7 +1,7 @@
 #include "privilege.h"
 #include "bench.h"
 #include "harness.h"
-#include "util.h"
+#include "../lib/util.h"
 
 #include <inttypes.h>
 #include <linux/capability.h>

@@ -1,7 +1,7 @@
 /* The chart files and the one gnuplot process that renders them all. */
 #include "report.h"
-#include "../analysis/escape.h"
-#include "../bench/util.h"
+#include "../lib/escape.h"
+#include "../lib/util.h"
 
 #include <errno.h>
 #include <spawn.h>

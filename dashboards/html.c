@@ -151,7 +151,7 @@ static void skipped(FILE *f, const struct kb_report *r)
 	fputs("</table>\n", f);
 }
 
-/* The newest run's results other processes disturbed (bench/load.h), with their load. */
+/* The newest run's results other processes disturbed (kernel/load.h), with their load. */
 static void noisy(FILE *f, const struct kb_report *r)
 {
 	const struct kb_run *run = r->run_b;

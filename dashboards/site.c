@@ -9,10 +9,10 @@
  * a file stops the report before anything changes.
  */
 #include "report.h"
-#include "../analysis/escape.h"
-#include "../bench/journal.h"
-#include "../bench/undo.h"
-#include "../bench/util.h"
+#include "../lib/escape.h"
+#include "../kernel/journal.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>

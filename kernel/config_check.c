@@ -1,5 +1,5 @@
 #include "config_check.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>

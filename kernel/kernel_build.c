@@ -1,7 +1,7 @@
 #include "kernel_build.h"
 #include "config_check.h"
-#include "../bench/spawn.h"
-#include "../bench/util.h"
+#include "../lib/spawn.h"
+#include "../lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,10 +1,7 @@
 #include "probe.h"
 #include "probe_rows.h"
-#include "../bench/commands.h"
-#include "../bench/util.h"
-#include "../results/json.h"
+#include "../lib/util.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,40 +82,4 @@ void kb_probe_lack_reason(const struct kb_probe_result *r, char *buf, size_t siz
 	else
 		snprintf(buf, size, "kernel lacks %s (%s): %s", r->feature->title,
 			 r->feature->since, r->evidence);
-}
-
-int cmd_probe(int argc, char **argv)
-{
-	static const char usage[] =
-		"usage: kbench probe [--json]\n"
-		"  Probes the running kernel for every feature kbench measures and\n"
-		"  prints present/absent with the evidence (a syscall result, a BTF type).\n";
-	const struct kb_probe_result *all;
-	bool json = false;
-	int rc = kb_parse_json_only("probe", usage, argc, argv, &json);
-
-	if (rc)
-		return rc < 0 ? KB_EXIT_OK : rc;
-	all = kb_probe_all();
-	if (json) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON *feats = cJSON_AddObjectToObject(root, "features");
-
-		for (size_t i = 0; i < kb_feature_count(); i++) {
-			cJSON *f = cJSON_AddObjectToObject(feats, all[i].feature->name);
-
-			cJSON_AddBoolToObject(f, "present", all[i].present);
-			cJSON_AddStringToObject(f, "state", kb_probe_state_name(&all[i]));
-			cJSON_AddStringToObject(f, "title", all[i].feature->title);
-			cJSON_AddStringToObject(f, "since", all[i].feature->since);
-			cJSON_AddStringToObject(f, "evidence", all[i].evidence);
-		}
-		kb_json_print_and_free(root);
-		return KB_EXIT_OK;
-	}
-	printf("%-17s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
-	for (size_t i = 0; i < kb_feature_count(); i++)
-		printf("%-17s %-8s %s%s\n", all[i].feature->name, all[i].present ? "yes" : "no",
-		       all[i].denied ? "not permitted: " : "", all[i].evidence);
-	return KB_EXIT_OK;
 }

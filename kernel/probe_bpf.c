@@ -1,7 +1,7 @@
 /* Probes for the BPF features: JIT, BTF, tracing attach, and the 6.13 additions. */
 #include "probe_rows.h"
-#include "../bench/bpf/bpf_inspect.h"
-#include "../bench/bpf/slab_iter.h"
+#include "bpf/bpf_inspect.h"
+#include "bpf/slab_iter.h"
 #include "stack.skel.h"
 
 #include <bpf/btf.h>

@@ -1,7 +1,7 @@
 /* Probes for the networking features: the netdev family, napi-set and its attributes, epoll busy poll. */
 #include "probe_rows.h"
-#include "../bench/net/genl.h"
-#include "../bench/net/netdev_uapi.h"
+#include "net/genl.h"
+#include "net/netdev_uapi.h"
 
 #include <errno.h>
 #include <stdio.h>

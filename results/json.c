@@ -1,6 +1,6 @@
 #include "json.h"
-#include "../analysis/stats.h"
-#include "../bench/util.h"
+#include "summary.h"
+#include "../lib/util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 #include "run.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <errno.h>
 #include <math.h>

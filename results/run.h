@@ -1,5 +1,5 @@
 /*
- * The result schema in memory (DESIGN.md, "Result schema"): a run with its
+ * The result schema in memory (docs/design.md, "Result schema"): a run with its
  * environment and feature probe, its results (every raw sample kept) and the
  * benchmarks it skipped with their reasons. The store and the JSON export
  * both read and write this shape.
@@ -7,7 +7,7 @@
 #ifndef KB_RUN_H
 #define KB_RUN_H
 
-#include "../bench/load.h"
+#include "../kernel/load.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 #include "select.h"
 #include "json.h"
 #include "store.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

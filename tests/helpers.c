@@ -1,5 +1,5 @@
 #include "helpers.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 #include "../results/store.h"
 
 #include <criterion/criterion.h>

@@ -1,5 +1,5 @@
 #include "host_lock_hold.h"
-#include "../bench/host_lock.h"
+#include "../lib/host_lock.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * For a test that changes or checks a host-wide setting (a sysctl): holds
- * the host lock (bench/host_lock.h) for the rest of the test and hands it to
+ * the host lock (lib/host_lock.h) for the rest of the test and hands it to
  * every kbench the test starts (KBENCH_HOST_LOCK_FD), so another kbench, of
  * another make test on this machine too, changes nothing in between.
  */

@@ -1,5 +1,5 @@
 #include "png.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * the current task, and the slab collector on the guard-page benchmarks.
  */
 #include "helpers.h"
-#include "../bench/bpf/slab_iter.h"
+#include "../kernel/bpf/slab_iter.h"
 #include "../kernel/probe.h"
 
 #include <bpf/btf.h>

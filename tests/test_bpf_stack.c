@@ -5,8 +5,8 @@
 #include "helpers.h"
 #include "host_lock_hold.h"
 #include "stack.skel.h"
-#include "../bench/bpf/bpf_inspect.h"
-#include "../bench/util.h"
+#include "../kernel/bpf/bpf_inspect.h"
+#include "../lib/util.h"
 #include "../kernel/probe.h"
 
 #include <cjson/cJSON.h>

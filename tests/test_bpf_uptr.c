@@ -6,7 +6,7 @@
 #include "helpers.h"
 #include "../bench/bpf/uptr_shared.h"
 #include "uptr.skel.h"
-#include "../bench/bpf/bpf_inspect.h"
+#include "../kernel/bpf/bpf_inspect.h"
 #include "../kernel/probe.h"
 
 #include <bpf/bpf.h>

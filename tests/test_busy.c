@@ -5,7 +5,7 @@
  * store, the export and a store from before the column.
  */
 #include "helpers.h"
-#include "../bench/load.h"
+#include "../kernel/load.h"
 #include "../results/json.h"
 #include "../results/store.h"
 

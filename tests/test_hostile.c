@@ -13,7 +13,7 @@
  * and report -o DIR removes only what an earlier report wrote.
  */
 #include "helpers.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 #include "../results/store.h"
 
 #include <cjson/cJSON.h>

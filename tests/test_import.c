@@ -4,7 +4,7 @@
  * without touching the store, and a workload run end to end.
  */
 #include "helpers.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>

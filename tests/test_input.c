@@ -6,7 +6,7 @@
  * /dev/zero, oversize), and output files are replaced atomically.
  */
 #include "helpers.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 #include "../results/json.h"
 #include "../results/store.h"
 

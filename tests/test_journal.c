@@ -8,9 +8,9 @@
  */
 #include "helpers.h"
 #include "host_lock_hold.h"
-#include "../bench/journal.h"
-#include "../bench/undo.h"
-#include "../bench/util.h"
+#include "../kernel/journal.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
 #include "../kernel/probe.h"
 
 #include <cjson/cJSON.h>

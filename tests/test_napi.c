@@ -7,8 +7,8 @@
 #include "helpers.h"
 #include "../bench/net/napi_config.h"
 #include "../bench/net/topology.h"
-#include "../bench/undo.h"
-#include "../bench/util.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
 #include "../kernel/probe.h"
 
 #include <cjson/cJSON.h>

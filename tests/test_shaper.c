@@ -5,7 +5,7 @@
  * kernel has no net-shaper family.
  */
 #include "helpers.h"
-#include "../bench/net/shaper_nl.h"
+#include "../kernel/net/shaper_nl.h"
 #include "../kernel/probe.h"
 
 #include <cjson/cJSON.h>

@@ -1,8 +1,8 @@
 /* The undo list: system state is restored on normal exit and on SIGINT/SIGTERM. */
 #include "helpers.h"
 #include "host_lock_hold.h"
-#include "../bench/undo.h"
-#include "../bench/util.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>

@@ -7,8 +7,8 @@
  * left behind.
  */
 #include "helpers.h"
-#include "../bench/env.h"
-#include "../bench/util.h"
+#include "../lib/sha256.h"
+#include "../lib/util.h"
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>

@@ -1,5 +1,5 @@
 #include "import.h"
-#include "../bench/util.h"
+#include "../lib/util.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * kmem_cache BPF iterator, against reading and parsing /proc/slabinfo
  * (the baseline). Both give the same numbers (tests/test_bpf_slab.c).
  */
-#include "slab_iter.h"
+#include "../../kernel/bpf/slab_iter.h"
 #include "../bench.h"
 
 #include <errno.h>

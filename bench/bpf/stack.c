@@ -6,10 +6,10 @@
  * bytes), private_stack those it moves to the per-CPU private stack. Each
  * result carries the JIT evidence.
  */
-#include "bpf_inspect.h"
+#include "../../kernel/bpf/bpf_inspect.h"
 #include "stack.skel.h"
 #include "../bench.h"
-#include "../undo.h"
+#include "../../kernel/undo.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * into the map value with bpf_map_update_elem(). publish: ns per update;
  * visible: ns from publishing until the program has read the new value.
  */
-#include "bpf_inspect.h"
+#include "../../kernel/bpf/bpf_inspect.h"
 #include "uptr_shared.h"	/* before the skeleton, which embeds struct user_hint */
 #include "uptr.skel.h"
 #include "../bench.h"

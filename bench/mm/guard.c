@@ -6,8 +6,8 @@
  */
 #include "guard_layout.h"
 #include "../bench.h"
-#include "../undo.h"
-#include "../util.h"
+#include "../../kernel/undo.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 #include "iperf.h"
 #include "../bench.h"
-#include "../undo.h"
-#include "../util.h"
+#include "../../kernel/undo.h"
+#include "../../lib/util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -8,10 +8,10 @@
  */
 #include "iperf.h"
 #include "napi_config.h"
-#include "netdev_uapi.h"
+#include "../../kernel/net/netdev_uapi.h"
 #include "rr.h"
 #include "../bench.h"
-#include "../util.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 #include "napi_config.h"
-#include "netdev_uapi.h"
+#include "../../kernel/net/netdev_uapi.h"
 #include "topology.h"
-#include "../journal.h"
-#include "../undo.h"
+#include "../../kernel/journal.h"
+#include "../../kernel/undo.h"
 
 #include <errno.h>
 #include <inttypes.h>

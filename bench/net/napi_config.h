@@ -2,7 +2,7 @@
 #ifndef KB_NAPI_CONFIG_H
 #define KB_NAPI_CONFIG_H
 
-#include "napi_nl.h"
+#include "../../kernel/net/napi_nl.h"
 
 #include <stddef.h>
 

@@ -1,9 +1,9 @@
 #include "netdevsim.h"
 #include "topology.h"
-#include "../journal.h"
-#include "../spawn.h"
-#include "../undo.h"
-#include "../util.h"
+#include "../../kernel/journal.h"
+#include "../../lib/spawn.h"
+#include "../../kernel/undo.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,10 +5,10 @@
  * does asynchronously in the netns cleanup work (net/rtnl/netns_cleanup).
  */
 #include "rtnl.h"
-#include "rtnl_ops.h"
+#include "../../kernel/net/rtnl_ops.h"
 #include "topology.h"
 #include "../bench.h"
-#include "../util.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>

@@ -1,6 +1,6 @@
 #include "rr.h"
-#include "../undo.h"
-#include "../util.h"
+#include "../../kernel/undo.h"
+#include "../../lib/util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

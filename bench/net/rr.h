@@ -8,7 +8,7 @@
 #define KB_RR_H
 
 #include "latency_hist.h"
-#include "netdev_uapi.h"
+#include "../../kernel/net/netdev_uapi.h"
 #include "topology.h"
 
 #include <pthread.h>

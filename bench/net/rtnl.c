@@ -6,11 +6,11 @@
  * scale. The lock wait of the workers is the harness's lock-wait collector.
  */
 #include "rtnl.h"
-#include "rtnl_ops.h"
+#include "../../kernel/net/rtnl_ops.h"
 #include "topology.h"
 #include "../bench.h"
 #include "../env.h"
-#include "../util.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <net/if.h>

@@ -9,7 +9,7 @@
 #include "iperf.h"
 #include "topology.h"
 #include "../bench.h"
-#include "../util.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * leaves under it, and deleting the leaves takes the node with them.
  */
 #include "netdevsim.h"
-#include "shaper_nl.h"
+#include "../../kernel/net/shaper_nl.h"
 #include "shaper_undo.h"
 #include "topology.h"
 #include "../bench.h"

@@ -10,7 +10,7 @@
  */
 #include "iperf.h"
 #include "netdevsim.h"
-#include "shaper_nl.h"
+#include "../../kernel/net/shaper_nl.h"
 #include "shaper_undo.h"
 #include "topology.h"
 #include "../bench.h"

@@ -1,7 +1,7 @@
 #include "shaper_undo.h"
-#include "shaper_nl.h"
-#include "../journal.h"
-#include "../undo.h"
+#include "../../kernel/net/shaper_nl.h"
+#include "../../kernel/journal.h"
+#include "../../kernel/undo.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,6 +10,8 @@
 #ifndef KB_TOPOLOGY_H
 #define KB_TOPOLOGY_H
 
+#include "../../kernel/net/netns.h"
+
 #include <stddef.h>
 
 struct kb_topo {
@@ -44,15 +46,6 @@ int kb_topo_configure(int ns, const char *dev, const char *addr, unsigned *index
  */
 int kb_veth_check(char *why, size_t size);
 
-/* A new network namespace, held by the returned fd (or -errno); the thread stays where it was. */
-int kb_netns_new(void);
-
-/* kb_netns_new + kb_netns_hold: the fd in *fd (-1 on failure). 0, or -errno with why. */
-int kb_netns_new_held(int *fd, char *why, size_t size);
-
-/* Closes fd when the undo list runs (end of round, exit, signal). 0 or -ENOMEM. */
-int kb_netns_hold(int fd);
-
 /*
  * The --net-dev/--net-peer mode: no namespaces (ns_a = ns_b = -1, "this
  * namespace"), side a is the real device dev, side b the peer machine at
@@ -65,15 +58,5 @@ int kb_topo_remote(struct kb_topo *t, const char *dev, const char *peer, char *w
 void kb_net_target_set(const char *dev, const char *peer);
 const char *kb_net_target_dev(void);
 const char *kb_net_target_peer(void);
-
-/*
- * Moves the calling thread into namespace fd (kb_netns_leave to come back;
- * fd -1: stay). 0 or -errno.
- */
-int kb_netns_enter(int fd);
-void kb_netns_leave(void);
-
-/* Runs argv (a command like ethtool) inside namespace fd and waits. 0, or -1 with why. */
-int kb_netns_exec(int fd, char *const argv[], char *why, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
 #include "cpio.h"
-#include "../../bench/util.h"
+#include "../../lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>

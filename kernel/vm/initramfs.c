@@ -1,7 +1,7 @@
 #include "initramfs.h"
 #include "cpio.h"
-#include "../../bench/spawn.h"
-#include "../../bench/util.h"
+#include "../../lib/spawn.h"
+#include "../../lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 #include "qemu.h"
 #include "initramfs.h"
-#include "../../bench/spawn.h"
-#include "../../bench/undo.h"
-#include "../../bench/util.h"
+#include "../../lib/spawn.h"
+#include "../undo.h"
+#include "../../lib/util.h"
 
 #include <dirent.h>
 #include <errno.h>

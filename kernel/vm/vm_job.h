@@ -1,14 +1,12 @@
 /*
  * One kbench command inside a VM booted on a given kernel image: the
  * options vm run and ab share, the work directory, the initramfs, the
- * boot, and for a guest `kbench run` the run it sent back with the VM
- * recorded in its environment.
+ * boot; the bytes the guest command printed come back.
  */
 #ifndef KB_VM_JOB_H
 #define KB_VM_JOB_H
 
 #include "qemu.h"
-#include "../../results/run.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -75,13 +73,5 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 
 /* True when the guest command is `kbench run` (its output is then a run). */
 bool kb_vm_job_is_run(const struct kb_vm_job *j);
-
-/*
- * The run a guest `kbench run -J` printed, with environment.vm (qemu, accel
- * and why, CPUs, memory, image path and SHA-256, boot and total seconds).
- * 0, or -1 with err filled.
- */
-int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
-		      struct kb_run *run, char *err, size_t size);
 
 #endif

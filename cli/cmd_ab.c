@@ -1,0 +1,263 @@
+/*
+ * kbench ab: a base and a patched kernel image booted alternately (A, B,
+ * A, B, ...) so that drift of the host hits both sides alike, the suite run
+ * inside each boot, every run stored, then kbench compare of the two sides.
+ */
+#include "vm_outcome.h"
+#include "../analysis/options.h"
+#include "commands.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
+#include "../results/keep.h"
+#include "../results/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+	"usage: kbench ab --base BZIMAGE --patched BZIMAGE [-r ROUNDS] [--label PREFIX]\n"
+	"                 [--db PATH] [--threshold P] [--alpha A] [--format F]\n"
+	"                 [VM OPTIONS] [-- RUN OPTIONS]\n"
+	"\n"
+	"Boots base, patched, base, patched ... (ROUNDS of each, default 3) under\n"
+	"qemu, runs `kbench run RUN OPTIONS` (default --quick) inside every boot,\n"
+	"stores each run labelled PREFIX-base or PREFIX-patched (default PREFIX\n"
+	"ab-<UTC time>), then prints kbench compare of the two labels. Each side's\n"
+	"runs are pooled run by run, so the boot-to-boot noise is in the verdicts\n"
+	"(the host's stored history is not used: it is not these VMs').\n"
+	"\n"
+	"  --base, --patched  the two kernel images (each one's .config is looked for\n"
+	"                     next to it, as kbench vm run does)\n"
+	"  -r, --rounds N     boots of each image (default 3)\n"
+	"  --label PREFIX     label prefix of the stored runs\n"
+	"  --db PATH          the store (default %s)\n"
+	"  --threshold, --alpha, --format   passed to kbench compare\n"
+	KB_VM_OPTIONS_HELP
+	"\n"
+	"exit: 0 no regression, 1 a regression, 2 bad input, 3 a boot failed\n";
+
+#define MAX_RUN_ARGS 64
+
+struct ab_cli {
+	struct kb_vm_job side[2];	/* base, patched */
+	char label[2][KB_LABEL_MAX];
+	const char *db, *threshold, *alpha, *format;
+	long rounds;
+	char **run_args;
+	int nrun_args;
+};
+
+static const char *const side_name[2] = { "base", "patched" };
+
+static int set_labels(struct ab_cli *cli, const char *prefix)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!prefix) {
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "ab-%Y%m%dT%H%M%SZ", &tm);
+		prefix = stamp;
+	}
+	for (int s = 0; s < 2; s++) {
+		int n = snprintf(cli->label[s], sizeof(cli->label[s]), "%s-%s", prefix,
+				 side_name[s]);
+
+		if (n >= (int)sizeof(cli->label[s]) || !kb_label_valid(cli->label[s])) {
+			kb_err("ab: bad --label '%s': up to %d characters, no spaces or commas",
+			       prefix, KB_LABEL_MAX - 9);
+			return KB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct ab_cli *cli)
+{
+	enum { OPT_BASE = 256, OPT_PATCHED, OPT_LABEL, OPT_DB, OPT_THRESHOLD, OPT_ALPHA,
+	       OPT_FORMAT };
+	static const struct option opts[] = {
+		KB_VM_LONG_OPTIONS,
+		{ "base", required_argument, NULL, OPT_BASE },
+		{ "patched", required_argument, NULL, OPT_PATCHED },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *prefix = NULL, *image[2] = { NULL, NULL };
+	enum kb_format format;
+	double frac;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+r:qh", opts, NULL)) != -1) {
+		rc = kb_vm_option("ab", c, optarg, &cli->side[0]);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
+		switch (c) {
+		case OPT_BASE:
+		case OPT_PATCHED:
+			image[c == OPT_PATCHED] = optarg;
+			break;
+		case 'r':
+			if (!kb_parse_long(optarg, 1, 100, &cli->rounds)) {
+				kb_err("ab: bad --rounds '%s': expected 1..100", optarg);
+				return KB_EXIT_USAGE;
+			}
+			break;
+		case OPT_LABEL:
+			prefix = optarg;
+			break;
+		case OPT_DB:
+			cli->db = optarg;
+			break;
+		/* compare's options, checked now: a bad one must not wait for 2 x ROUNDS boots. */
+		case OPT_THRESHOLD:
+			if (kb_option_percent("ab", "threshold", optarg, &frac))
+				return KB_EXIT_USAGE;
+			cli->threshold = optarg;
+			break;
+		case OPT_ALPHA:
+			if (kb_option_alpha("ab", optarg, &frac))
+				return KB_EXIT_USAGE;
+			cli->alpha = optarg;
+			break;
+		case OPT_FORMAT:
+			if (kb_option_format("ab", optarg, true, &format))
+				return KB_EXIT_USAGE;
+			cli->format = optarg;
+			break;
+		case 'h':
+			printf(usage, kb_store_default_path());
+			return -1;
+		default:
+			return kb_bad_option("ab", argv);
+		}
+	}
+	if (!image[0] || !image[1]) {
+		kb_err("ab: --base and --patched are both needed (two kernel images)");
+		return KB_EXIT_USAGE;
+	}
+	if (argc - optind > MAX_RUN_ARGS - 4) {
+		kb_err("ab: more than %d run options", MAX_RUN_ARGS - 4);
+		return KB_EXIT_USAGE;
+	}
+	cli->run_args = argv + optind;
+	cli->nrun_args = argc - optind;
+	if ((rc = kb_run_check_guest_args(cli->nrun_args, cli->run_args)))
+		return rc;
+	/* The VM options were given once: both sides boot the same way. */
+	cli->side[1] = cli->side[0];
+	for (int s = 0; s < 2; s++) {
+		cli->side[s].kernel = image[s];
+		if ((rc = kb_vm_job_check("ab", &cli->side[s])))
+			return rc;
+	}
+	return set_labels(cli, prefix);
+}
+
+/* One boot of one side: the run stored. 0, or an exit code (error printed). */
+static int boot_side(struct ab_cli *cli, int s, int nth, struct kb_store *store)
+{
+	struct kb_vm_job *j = &cli->side[s];
+	char *args[MAX_RUN_ARGS], err[2048];
+	struct kb_vm_outcome o;
+	struct kb_run run;
+	int n = 0, rc = 0;
+
+	args[n++] = "run";
+	for (int i = 0; i < cli->nrun_args; i++)
+		args[n++] = cli->run_args[i];
+	if (cli->nrun_args == 0)
+		args[n++] = "--quick";
+	args[n++] = "--label";
+	args[n++] = cli->label[s];
+	j->args = args;
+	j->nargs = n;
+	fprintf(stderr, "kbench: ab: boot %d/%ld: %s (%s)\n", nth, 2 * cli->rounds, side_name[s],
+		j->kernel);
+	if (kb_vm_job_run(j, &o, err, sizeof(err))) {
+		kb_err("ab: %s boot %d: %s", side_name[s], nth, err);
+		return kb_stop_requested() ? KB_EXIT_INTERRUPTED : KB_EXIT_ENV;
+	}
+	if (kb_vm_outcome_run(j, &o, &run, err, sizeof(err))) {
+		kb_err("ab: %s boot %d: %s (guest exit %d)", side_name[s], nth, err, o.guest_rc);
+		rc = KB_EXIT_ENV;
+	} else if (kb_store_keep_run(store, &run, err, sizeof(err))) {
+		kb_err("ab: %s boot %d: run not stored: %s", side_name[s], nth, err);
+		rc = KB_EXIT_ENV;
+	} else {
+		fprintf(stderr, "kbench: ab: stored run %s (%s, %s, %zu results, booted in %.1f s, "
+			"%.1f s in all)\n", run.id, run.label, o.accel, run.nresults, o.boot_s,
+			o.total_s);
+	}
+	kb_run_free(&run);
+	free(o.output);
+	return rc;
+}
+
+static int compare(const struct ab_cli *cli)
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = "compare";
+	argv[n++] = "--no-history";
+	if (cli->db) {
+		argv[n++] = "--db";
+		argv[n++] = (char *)cli->db;
+	}
+	if (cli->threshold) {
+		argv[n++] = "--threshold";
+		argv[n++] = (char *)cli->threshold;
+	}
+	if (cli->alpha) {
+		argv[n++] = "--alpha";
+		argv[n++] = (char *)cli->alpha;
+	}
+	if (cli->format) {
+		argv[n++] = "--format";
+		argv[n++] = (char *)cli->format;
+	}
+	argv[n++] = (char *)cli->label[0];
+	argv[n++] = (char *)cli->label[1];
+	argv[n] = NULL;
+	optind = 0;	/* a fresh getopt for compare's own options */
+	return cmd_compare(n, argv);
+}
+
+int cmd_ab(int argc, char **argv)
+{
+	struct ab_cli cli = { .side = { KB_VM_JOB_DEFAULTS, KB_VM_JOB_DEFAULTS }, .rounds = 3 };
+	struct kb_store *store;
+	char err[512];
+	int rc = parse(argc, argv, &cli), nth = 0;
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err));
+	if (!store) {
+		kb_err("ab: %s", err);
+		return KB_EXIT_USAGE;
+	}
+	kb_undo_install_handlers();
+	for (long r = 0; r < cli.rounds && !rc; r++)
+		for (int s = 0; s < 2 && !rc; s++)
+			rc = boot_side(&cli, s, ++nth, store);
+	kb_store_close(store);
+	if (rc) {
+		kb_err("ab: stopped after %d of %ld boots; the runs stored so far keep labels %s "
+		       "and %s", nth - 1, 2 * cli.rounds, cli.label[0], cli.label[1]);
+		return rc;
+	}
+	return compare(&cli);
+}

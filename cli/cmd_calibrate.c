@@ -1,0 +1,345 @@
+/*
+ * kbench calibrate: runs the selected benchmarks several times and reports
+ * each metric's noise, within a run (CV of the samples) and between runs
+ * (run-to-run noise of the medians), with the smallest change each lets a
+ * comparison detect and the samples or runs a 5% verdict would need. The
+ * runs are stored, so later comparisons on this host use their noise.
+ */
+#include "commands.h"
+#include "../bench/env.h"
+#include "../bench/harness.h"
+#include "../bench/privilege.h"
+#include "suite_options.h"
+#include "../kernel/undo.h"
+#include "../lib/util.h"
+#include "../analysis/noise.h"
+#include "../analysis/options.h"
+#include "../analysis/stats.h"
+
+#include "../results/json.h"
+#include "../results/keep.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_RUNS 20
+
+static const char usage[] =
+	"usage: kbench calibrate [-f GLOB] [-n RUNS] [--quick|--full] [-r N] [--label L]\n"
+	"                        [--threshold 5%] [--alpha 0.01] [--db PATH] [--no-store]\n"
+	"                        [-J] [-q]\n"
+	"  Runs the selected benchmarks RUNS times (default 2, at most 20) and reports\n"
+	"  per metric: the CV of the samples within a run, the run-to-run noise of\n"
+	"  the medians (from these runs and this host's stored history), the\n"
+	"  smallest change one run against one run can detect at alpha, and the\n"
+	"  samples per run or runs per side a --threshold verdict needs. The runs\n"
+	"  are stored (label calibrate) so kbench compare uses their noise.\n";
+
+struct calibrate_cli {
+	struct kb_suite_cli s;
+	long runs;
+	double threshold, alpha;
+};
+
+static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
+{
+	enum { OPT_THRESHOLD = KB_OPT_SUITE_END, OPT_ALPHA };
+	static const struct option opts[] = {
+		KB_SUITE_LONG_OPTIONS,
+		{ "runs", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, taken;
+
+	while ((c = getopt_long(argc, argv, KB_SUITE_SHORT "n:h", opts, NULL)) != -1) {
+		taken = kb_suite_option("calibrate", c, optarg, &cli->s);
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
+		switch (c) {
+		case 'n':
+			if (!kb_parse_long(optarg, 2, MAX_RUNS, &cli->runs)) {
+				kb_err("calibrate: bad -n '%s': expected 2..%d runs", optarg, MAX_RUNS);
+				return KB_EXIT_USAGE;
+			}
+			break;
+		case OPT_THRESHOLD:
+			if (kb_option_percent("calibrate", "threshold", optarg, &cli->threshold))
+				return KB_EXIT_USAGE;
+			break;
+		case OPT_ALPHA:
+			if (kb_option_alpha("calibrate", optarg, &cli->alpha))
+				return KB_EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return kb_bad_option("calibrate", argv);
+		}
+	}
+	if (optind < argc) {
+		kb_err("calibrate: unexpected argument '%s' (benchmarks are chosen with -f)",
+		       argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->s.opts.samples && cli->s.opts.samples < 3) {
+		kb_err("calibrate: -r %ld is too few to show noise: at least 3 samples",
+		       cli->s.opts.samples);
+		return KB_EXIT_USAGE;
+	}
+	return kb_suite_check("calibrate", &cli->s);
+}
+
+/* One metric's noise figures. */
+struct noise_row {
+	const struct kb_result *key;
+	double median;		/* median of the per-run medians */
+	double within_cv;	/* median over the runs of stddev / mean of the samples */
+	size_t samples;		/* per run (the fewest) */
+	double run_noise;	/* NAN when unknown */
+	size_t noise_runs;
+	double detect_samples;	/* smallest change the samples of 1 run vs 1 can resolve */
+	double detect_runs;	/* ... that run-to-run noise lets 1 run vs 1 resolve */
+	double need_samples;	/* samples per run for the threshold */
+	double need_runs;	/* runs per side for the threshold */
+};
+
+static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
+{
+	for (size_t i = 0; i < run->nresults; i++)
+		if (!strcmp(run->results[i].benchmark, key->benchmark) &&
+		    !strcmp(run->results[i].params, key->params) &&
+		    !strcmp(run->results[i].metric, key->metric))
+			return &run->results[i];
+	return NULL;
+}
+
+static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result *key,
+		     const struct kb_series *hist, size_t nhist, const struct calibrate_cli *cli,
+		     struct noise_row *row)
+{
+	double medians[MAX_RUNS], cvs[MAX_RUNS];
+	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
+	const struct kb_series *s = kb_series_find(hist, nhist, runs[0].host, key);
+	size_t k = 0;
+
+	memset(row, 0, sizeof(*row));
+	row->key = key;
+	row->samples = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct kb_result *r = find_result(&runs[i], key);
+		struct kb_summary sum;
+
+		if (!r || !r->nsamples)
+			continue;
+		kb_summarize(r->samples, r->nsamples, &sum);
+		medians[k] = sum.median;
+		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;
+		if (r->nsamples < row->samples)
+			row->samples = r->nsamples;
+	}
+	row->median = kb_median(medians, k);
+	row->within_cv = kb_median(cvs, k);
+	/* The stored history includes these runs; without a store, just these. */
+	if (s)
+		row->run_noise = kb_series_noise(s, NULL, 0, &row->noise_runs);
+	else {
+		row->run_noise = kb_run_noise(medians, k);
+		row->noise_runs = isnan(row->run_noise) ? 0 : k;
+	}
+	/* The median's standard error is about 1.2533 sigma / sqrt(n). */
+	row->detect_samples = z * 1.2533 * row->within_cv * sqrt(2.0 / (double)row->samples);
+	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_cv / cli->threshold, 2.0));
+	row->detect_runs = kb_noise_floor(row->run_noise, 1, 1, cli->alpha);
+	row->need_runs = isnan(row->run_noise)
+				 ? NAN
+				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(cli->threshold), 2.0)));
+}
+
+static void fmt_pct(char *buf, size_t size, double frac)
+{
+	if (isfinite(frac))
+		snprintf(buf, size, "%.1f%%", frac * 100.0);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void fmt_count(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else if (v > 99999)
+		snprintf(buf, size, ">99999");
+	else
+		snprintf(buf, size, "%.0f", fmax(v, 1.0));
+}
+
+static void print_text(const struct noise_row *rows, size_t n, long runs,
+		       const struct calibrate_cli *cli)
+{
+	printf("kbench calibrate: %ld runs per case, alpha %g, threshold %.1f%%\n", runs, cli->alpha,
+	       cli->threshold * 100.0);
+	printf("within: CV of one run's samples; between: run-to-run noise of the medians\n"
+	       "(runs it rests on); detects: smallest change 1 run vs 1 run resolves, from\n"
+	       "the samples / from the run noise; needs: samples per run, runs per side\n"
+	       "for a %.1f%% verdict\n",
+	       cli->threshold * 100.0);
+	for (size_t i = 0; i < n; i++) {
+		const struct noise_row *r = &rows[i];
+		char w[16], b[16], ds[16], dr[16], ns[16], nr[16];
+
+		fmt_pct(w, sizeof(w), r->within_cv);
+		fmt_pct(b, sizeof(b), r->run_noise);
+		fmt_pct(ds, sizeof(ds), r->detect_samples);
+		fmt_pct(dr, sizeof(dr), r->detect_runs);
+		fmt_count(ns, sizeof(ns), r->need_samples);
+		fmt_count(nr, sizeof(nr), r->need_runs);
+		if (i == 0)
+			printf("\n%12s %8s %14s %17s %16s\n", "median", "within", "between", "detects",
+			       "needs");
+		printf("%s %s %s [%s]\n", r->key->benchmark, r->key->params, r->key->metric,
+		       r->key->unit);
+		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s\n", r->median, w, b, r->noise_runs, ds,
+		       dr, ns, nr);
+	}
+}
+
+static void add_finite(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void print_json(const struct noise_row *rows, size_t n, long runs,
+		       const struct calibrate_cli *cli, const struct kb_run *stored, size_t nstored)
+{
+	cJSON *doc = cJSON_CreateObject(), *arr, *ids;
+
+	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
+	cJSON_AddNumberToObject(doc, "runs", (double)runs);
+	cJSON_AddNumberToObject(doc, "alpha", cli->alpha);
+	cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
+	ids = cJSON_AddArrayToObject(doc, "run_ids");
+	for (size_t i = 0; i < nstored; i++)
+		if (stored[i].id[0])
+			cJSON_AddItemToArray(ids, cJSON_CreateString(stored[i].id));
+	arr = cJSON_AddArrayToObject(doc, "metrics");
+	for (size_t i = 0; i < n; i++) {
+		const struct noise_row *r = &rows[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "benchmark", r->key->benchmark);
+		cJSON_AddStringToObject(o, "params", r->key->params);
+		cJSON_AddStringToObject(o, "metric", r->key->metric);
+		cJSON_AddStringToObject(o, "unit", r->key->unit);
+		add_finite(o, "median", r->median);
+		add_finite(o, "within_run_cv", r->within_cv);
+		cJSON_AddNumberToObject(o, "samples_per_run", (double)r->samples);
+		add_finite(o, "run_noise", r->run_noise);
+		cJSON_AddNumberToObject(o, "run_noise_runs", (double)r->noise_runs);
+		add_finite(o, "detectable_change_samples", r->detect_samples);
+		add_finite(o, "detectable_change_runs", r->detect_runs);
+		add_finite(o, "samples_needed", r->need_samples);
+		add_finite(o, "runs_per_side_needed", r->need_runs);
+		cJSON_AddItemToArray(arr, o);
+	}
+	kb_json_print_and_free(doc);
+}
+
+/* Takes the runs, storing each as it completes. 0, or an exit code. */
+static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
+		     struct kb_run *runs)
+{
+	char err[2048];
+
+	for (long i = 0; i < cli->runs; i++) {
+		int failed = 0, herr;
+
+		kb_run_init(&runs[i]);
+		kb_run_fill_header(&runs[i], cli->s.label);
+		if (!cli->s.quiet)
+			fprintf(stderr, "calibrate: run %ld of %ld\n", i + 1, cli->runs);
+		herr = kb_harness_run(&cli->s.opts, &runs[i], &failed);
+		if (herr == -EINTR) {
+			kb_err("interrupted by signal %d: system state restored, %ld run(s) stored",
+			       kb_stop_signal(), store ? i : 0);
+			return KB_EXIT_INTERRUPTED;
+		}
+		if (herr || failed) {
+			kb_err("calibrate: %s", herr ? strerror(-herr) : "a case failed (see kbench run)");
+			return KB_EXIT_ENV;
+		}
+		if (store && kb_store_keep_run(store, &runs[i], err, sizeof(err))) {
+			kb_err("calibrate: run not stored: %s", err);
+			return KB_EXIT_ENV;
+		}
+	}
+	return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
+				     .threshold = 0.05, .alpha = 0.01 };
+	struct kb_run runs[MAX_RUNS];
+	struct kb_store *store = NULL;
+	struct kb_series *hist = NULL;
+	struct noise_row *rows = NULL;
+	size_t nhist = 0, nrows = 0;
+	char err[512];
+	int rc = parse_args(argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (kb_harness_count_cases(&cli.s.opts) == 0) {
+		kb_err("calibrate: no benchmark matches '%s' (see kbench list)",
+		       cli.s.opts.filter ? cli.s.opts.filter : "*");
+		return KB_EXIT_USAGE;
+	}
+	if ((rc = kb_privilege_check("calibrate", cli.s.opts.filter)))
+		return rc;
+	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true,
+						 err, sizeof(err)))) {
+		kb_err("%s", err);
+		return KB_EXIT_USAGE;
+	}
+	memset(runs, 0, sizeof(runs));
+	kb_undo_install_handlers();
+	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
+	rc = take_runs(&cli, store, runs);
+	if (!rc && store && kb_series_load(store, cli.s.opts.filter, runs[0].host, &hist, &nhist, err,
+					   sizeof(err))) {
+		kb_err("calibrate: %s", err);
+		rc = KB_EXIT_USAGE;
+	}
+	if (!rc && !(rows = calloc(runs[0].nresults + 1, sizeof(*rows)))) {
+		kb_err("calibrate: out of memory");
+		rc = KB_EXIT_ENV;
+	}
+	for (size_t i = 0; !rc && i < runs[0].nresults; i++)
+		noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli, &rows[nrows++]);
+	if (!rc && cli.s.json)
+		print_json(rows, nrows, cli.runs, &cli, runs, (size_t)cli.runs);
+	else if (!rc)
+		print_text(rows, nrows, cli.runs, &cli);
+	free(rows);
+	kb_series_free(hist, nhist);
+	for (long i = 0; i < cli.runs; i++)
+		kb_run_free(&runs[i]);
+	kb_store_close(store);
+	return rc;
+}

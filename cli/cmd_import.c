@@ -1,0 +1,228 @@
+/*
+ * kbench import hyperfine|fio|iperf3 FILE: another tool's JSON into the
+ * store; kbench import kbench FILE...: exported runs back into a store.
+ */
+#include "cmd_import.h"
+#include "../workloads/import.h"
+#include "commands.h"
+#include "../bench/env.h"
+#include "suite_options.h"
+#include "../lib/util.h"
+#include "../results/json.h"
+#include "../results/keep.h"
+#include "../results/store.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: kbench import hyperfine|fio|iperf3 FILE [--name NAME] [--label L] [--db PATH]\n"
+	"                     [--no-store] [-J]\n"
+	"  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
+	"  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
+	"  name), keeping every raw sample, and stores it. A malformed or truncated\n"
+	"  file is rejected with one line and exit 2; nothing is stored.\n"
+	"usage: kbench import kbench FILE... [--db PATH] [--no-store]\n"
+	"  Stores runs exported by kbench (kbench-run/1: export, run -o, a run\n"
+	"  saved aside when the store was busy) under their own ids: a run stored\n"
+	"  already is skipped, so this also merges one store into another.\n"
+	"  --no-store only checks the files.\n";
+
+static const struct {
+	const char *tool;
+	int (*fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
+} importers[] = {
+	{ "hyperfine", kb_import_hyperfine },
+	{ "fio", kb_import_fio },
+	{ "iperf3", kb_import_iperf3 },
+};
+
+/* "results/guard.json" -> "guard" */
+static void stem(const char *path, char *out, size_t size)
+{
+	char copy[4096], *b, *dot;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	b = basename(copy);
+	dot = strrchr(b, '.');
+	if (dot && dot != b)
+		*dot = '\0';
+	kb_import_param_value(b, out, size);
+}
+
+typedef int (*importer_fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
+
+/* The importer of tool; NULL with the one-line error printed for an unknown tool. */
+static importer_fn importer(const char *tool)
+{
+	for (size_t i = 0; i < KB_ARRAY_SIZE(importers); i++)
+		if (!strcmp(tool, importers[i].tool))
+			return importers[i].fn;
+	kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
+	return NULL;
+}
+
+/*
+ * Parses and imports path into run (header filled). 0, or KB_EXIT_USAGE
+ * with the error printed. Shared by kbench import and kbench workload run.
+ */
+int kb_import_file(const char *tool, const char *path, const char *name, const char *label,
+		   struct kb_run *run)
+{
+	importer_fn fn;
+	char why[256], prefix[160], nm[96];
+	size_t len;
+	char *text;
+	cJSON *doc;
+	int rc;
+
+	if (!(fn = importer(tool)))
+		return KB_EXIT_USAGE;
+	text = kb_read_input(path, KB_INPUT_MAX, &len, why, sizeof(why));
+	if (!text) {
+		kb_err("import: %s: %s", path, why);
+		return KB_EXIT_USAGE;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!doc) {
+		kb_err("import: %s: not JSON (malformed or truncated)", path);
+		return KB_EXIT_USAGE;
+	}
+	if (name)
+		kb_import_param_value(name, nm, sizeof(nm));
+	else
+		stem(path, nm, sizeof(nm));
+	snprintf(prefix, sizeof(prefix), "%s/%s", tool, nm);
+	kb_run_init(run);
+	kb_run_fill_header(run, label);
+	rc = fn(doc, prefix, run, why, sizeof(why));
+	cJSON_Delete(doc);
+	if (rc) {
+		kb_err("import: %s: %s", path, why);
+		kb_run_free(run);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Reads every file first (a bad one stops the import before anything is
+ * stored), then stores each run under its id, once.
+ */
+static int import_kbench(char **files, int n, struct kb_store *s)
+{
+	struct kb_run *runs = calloc((size_t)n, sizeof(*runs));
+	char err[1024];
+	int rc = 0, nread = 0;
+
+	if (!runs) {
+		kb_err("import: out of memory");
+		return KB_EXIT_ENV;
+	}
+	for (; nread < n; nread++)
+		if (kb_run_read_json(files[nread], &runs[nread], err, sizeof(err))) {
+			kb_err("import: %s", err);
+			rc = KB_EXIT_USAGE;
+			break;
+		}
+	for (int i = 0; i < n && !rc; i++) {
+		int stored = s ? kb_store_import_run(s, &runs[i], err, sizeof(err)) : 1;
+
+		if (stored < 0) {
+			kb_err("import: %s: %s", files[i], err);
+			rc = stored == KB_IMPORT_CONFLICT ? KB_EXIT_USAGE : KB_EXIT_ENV;
+		} else {
+			char id[sizeof(runs[i].id) * 2];
+
+			printf("%s: run %s (%zu results) %s\n", files[i],
+			       kb_sanitize_line(runs[i].id, id, sizeof(id)), runs[i].nresults,
+			       !s ? "read" : stored ? "stored" : "already stored");
+		}
+	}
+	for (int i = 0; i < nread; i++)
+		kb_run_free(&runs[i]);
+	free(runs);
+	return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	enum { OPT_NAME = KB_OPT_SUITE_END };
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, KB_OPT_LABEL },
+		{ "db", required_argument, NULL, KB_OPT_DB },
+		{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },
+		{ "json", no_argument, NULL, 'J' },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct kb_suite_cli cli = { .store = true };
+	const char *name = NULL;
+	struct kb_store *s = NULL;
+	struct kb_run run;
+	char err[2048];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
+		int taken = kb_suite_option("import", c, optarg, &cli);
+
+		if (taken == 1)
+			continue;
+		if (taken)
+			return taken;
+		switch (c) {
+		case OPT_NAME:
+			name = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return KB_EXIT_OK;
+		default:
+			return kb_bad_option("import", argv);
+		}
+	}
+	if (argc - optind >= 2 && !strcmp(argv[optind], "kbench") && (name || cli.label)) {
+		kb_err("import: kbench runs keep their own name and label (no --name, --label)");
+		return KB_EXIT_USAGE;
+	}
+	if (argc - optind != 2 && !(argc - optind > 2 && !strcmp(argv[optind], "kbench"))) {
+		kb_err("import: expected TOOL and FILE (see kbench import --help)");
+		return KB_EXIT_USAGE;
+	}
+	/* The tool, then the store: neither a bad tool nor a bad database reads (or makes) anything. */
+	if (strcmp(argv[optind], "kbench") && !importer(argv[optind]))
+		return KB_EXIT_USAGE;
+	if (cli.store &&
+	    !(s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err)))) {
+		kb_err("%s", err);
+		return KB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "kbench")) {
+		rc = import_kbench(argv + optind + 1, argc - optind - 1, s);
+		kb_store_close(s);
+		return rc;
+	}
+	rc = kb_import_file(argv[optind], argv[optind + 1], name, cli.label, &run);
+	if (rc) {
+		kb_store_close(s);
+		return rc;
+	}
+	if (s && kb_store_keep_run(s, &run, err, sizeof(err))) {
+		kb_err("import: not stored: %s", err);
+		rc = KB_EXIT_ENV;
+	}
+	if (!rc && cli.json)
+		rc = kb_run_write_json(&run, "-", err, sizeof(err)) ? KB_EXIT_USAGE : 0;
+	else if (!rc)
+		printf("imported %zu results from %s%s%s\n", run.nresults, argv[optind + 1],
+		       s ? " as run " : "", s ? run.id : "");
+	kb_run_free(&run);
+	kb_store_close(s);
+	return rc;
+}

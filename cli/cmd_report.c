@@ -1,0 +1,245 @@
+/* kbench report: charts and a static index.html from the store, no server needed. */
+#include "../dashboards/report.h"
+#include "commands.h"
+#include "../lib/filter.h"
+#include "../lib/util.h"
+#include "../results/select.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: kbench report [-o DIR] [-f GLOB] [--db PATH] [A B]\n"
+	"  Writes DIR/index.html (default %s) with gnuplot charts\n"
+	"  (SVG and PNG): each metric's history with its change points and kernel\n"
+	"  releases, the A/B distributions of the newest run against the previous\n"
+	"  run on its host (or of runs A and B), and the methods of comparative\n"
+	"  benchmarks side by side. Static files: open index.html in any browser.\n"
+	"  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
+	"  files a report wrote, the only ones the next report removes (other\n"
+	"  files in DIR stay; one the new site would overwrite is an error).\n";
+
+#define DEFAULT_DIR KB_SRCDIR "/dashboards/site"
+
+struct report_cli {
+	char filter_buf[KB_FILTER_MAX];
+	const char *dir, *filter, *db, *a, *b;
+};
+
+static int parse_args(int argc, char **argv, struct report_cli *cli)
+{
+	enum { OPT_DB = 256 };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			cli->dir = optarg;
+			break;
+		case 'f':
+			if (kb_filter_add("report", cli->filter_buf, sizeof(cli->filter_buf), &cli->filter,
+					  optarg))
+				return KB_EXIT_USAGE;
+			break;
+		case OPT_DB:
+			cli->db = optarg;
+			break;
+		case 'h':
+			printf(usage, DEFAULT_DIR);
+			return -1;
+		default:
+			return kb_bad_option("report", argv);
+		}
+	}
+	if (argc - optind == 2) {
+		cli->a = argv[optind];
+		cli->b = argv[optind + 1];
+	} else if (argc != optind) {
+		kb_err("report: expected no runs or two (A and B), got %d", argc - optind);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Run count, host count, and the newest run with the one before it on its host. */
+struct run_index {
+	size_t nruns, nhosts;
+	char hosts[64][65];
+	char newest[KB_ID_MAX], newest_host[65], previous[KB_ID_MAX];
+	char (*ids)[KB_ID_MAX];
+	char (*id_hosts)[65];
+};
+
+static void index_run(const struct kb_run_info *info, void *arg)
+{
+	struct run_index *x = arg;
+	bool known = false;
+	void *ids = realloc(x->ids, (x->nruns + 1) * sizeof(*x->ids));
+	void *hosts = ids ? realloc(x->id_hosts, (x->nruns + 1) * sizeof(*x->id_hosts)) : NULL;
+
+	if (ids)
+		x->ids = ids;
+	if (!hosts)
+		return;
+	x->id_hosts = hosts;
+	snprintf(x->ids[x->nruns], KB_ID_MAX, "%s", info->id);
+	snprintf(x->id_hosts[x->nruns], 65, "%s", info->host);
+	x->nruns++;
+	for (size_t i = 0; i < x->nhosts && !known; i++)
+		known = !strcmp(x->hosts[i], info->host);
+	if (!known && x->nhosts < 64)
+		snprintf(x->hosts[x->nhosts++], 65, "%s", info->host);
+}
+
+static void pick_pair(struct run_index *x)
+{
+	if (!x->nruns)
+		return;
+	snprintf(x->newest, sizeof(x->newest), "%s", x->ids[x->nruns - 1]);
+	snprintf(x->newest_host, sizeof(x->newest_host), "%s", x->id_hosts[x->nruns - 1]);
+	for (size_t i = x->nruns - 1; i-- > 0;)
+		if (!strcmp(x->id_hosts[i], x->newest_host)) {
+			snprintf(x->previous, sizeof(x->previous), "%s", x->ids[i]);
+			return;
+		}
+}
+
+/* Drops the results a -f glob does not select, so the A/B matches the charts. */
+static void keep_matching(struct kb_run *run, const char *filter)
+{
+	for (size_t i = run->nresults; filter && i-- > 0;)
+		if (!kb_filter_match(filter, run->results[i].benchmark))
+			kb_run_remove_result(run, i);
+}
+
+/* Loads the compared runs (explicit, or newest and previous) and compares them. */
+static int load_pair(const struct report_cli *cli, struct kb_report *r, struct run_index *x,
+		     struct kb_run **ra, struct kb_run **rb, size_t *na, size_t *nb,
+		     struct kb_comparison *cmp)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	const char *a = cli->a ? cli->a : x->previous, *b = cli->b ? cli->b : x->newest;
+	int rc;
+
+	if (!b[0])
+		return 0;
+	/* A label names all its runs, pooled as kbench compare pools them. */
+	rc = kb_select_runs("report", cli->db, b, true, rb, nb, r->name_b, sizeof(r->name_b));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *nb; i++)
+		keep_matching(&(*rb)[i], cli->filter);
+	r->run_b = &(*rb)[*nb - 1];
+	if (!a[0])
+		return 0;
+	rc = kb_select_runs("report", cli->db, a, true, ra, na, r->name_a, sizeof(r->name_a));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *na; i++)
+		keep_matching(&(*ra)[i], cli->filter);
+	r->run_a = &(*ra)[*na - 1];
+	o.history = r->series;
+	o.nhistory = r->nseries;
+	if (kb_compare(*ra, *na, *rb, *nb, &o, cmp)) {
+		kb_err("report: out of memory");
+		return KB_EXIT_ENV;
+	}
+	r->cmp = cmp;
+	return 0;
+}
+
+/* Writes the site into a directory of its own and puts it in place of dir. */
+static int write_report(struct kb_report *r, const char *dir)
+{
+	struct kb_site site;
+	int rc = kb_site_begin(&site, dir);
+
+	if (rc)
+		return rc;
+	r->dir = site.tmp;
+	if (kb_plot_ab(r) || kb_plot_methods(r) || kb_plot_history(r)) {
+		kb_err("report: writing charts for %s: %s", dir, strerror(errno));
+		rc = KB_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = kb_charts_render(r);
+	if (!rc && kb_write_index(r)) {
+		kb_err("report: writing %s/index.html: %s", dir, strerror(errno));
+		rc = KB_EXIT_USAGE;
+	}
+	if (rc) {
+		kb_site_abort(&site);
+		return rc;
+	}
+	rc = kb_site_commit(&site, dir);
+	if (!rc)
+		printf("report: %s/index.html (%zu charts, %zu series, %zu change points)\n", dir,
+		       r->ncharts, r->nseries, r->history->n);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cli cli = { .dir = DEFAULT_DIR };
+	struct kb_report r;
+	struct run_index x;
+	struct kb_series *series = NULL;
+	struct kb_history h = { 0 };
+	struct kb_comparison cmp;
+	struct kb_run *ra = NULL, *rb = NULL;
+	size_t na = 0, nb = 0, nseries = 0;
+	struct kb_store *s;
+	char err[512];
+	int rc = parse_args(argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	memset(&r, 0, sizeof(r));
+	memset(&x, 0, sizeof(x));
+	r.db = cli.db ? cli.db : kb_store_default_path();
+	s = kb_store_open(r.db, false, err, sizeof(err));
+	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
+	    kb_series_load(s, cli.filter, NULL, &series, &nseries, err, sizeof(err))) {
+		kb_err("report: %s", err);
+		kb_store_close(s);
+		free(x.ids);
+		free(x.id_hosts);
+		return KB_EXIT_USAGE;
+	}
+	kb_store_close(s);
+	pick_pair(&x);
+	r.series = series;
+	r.nseries = nseries;
+	r.nruns = x.nruns;
+	r.nhosts = x.nhosts;
+	r.history = &h;
+	rc = load_pair(&cli, &r, &x, &ra, &rb, &na, &nb, &cmp);
+	if (!rc && kb_history_analyse(series, nseries, &(struct kb_cp_opts)KB_CP_DEFAULTS,
+				      r.run_a ? r.run_a->started : NULL,
+				      r.run_a ? r.run_a->id : NULL, &h)) {
+		kb_err("report: out of memory");
+		rc = KB_EXIT_ENV;
+	}
+	if (!rc)
+		rc = write_report(&r, cli.dir);
+	if (r.cmp)
+		kb_comparison_free(&cmp);
+	kb_history_free(&h);
+	free(r.charts);
+	kb_free_runs(ra, na);
+	kb_free_runs(rb, nb);
+	kb_series_free(series, nseries);
+	free(x.ids);
+	free(x.id_hosts);
+	return rc;
+}

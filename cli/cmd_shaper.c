@@ -1,0 +1,206 @@
+/* kbench shaper caps|show|set|delete|group: drive the 6.13 net-shaper netlink family. */
+#include "../kernel/net/shaper_nl.h"
+#include "commands.h"
+#include "../lib/util.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SHAPERS 256
+#define MAX_LEAVES 16
+
+static const char usage[] =
+	"usage: kbench shaper caps DEV [scope]\n"
+	"       kbench shaper show DEV\n"
+	"       kbench shaper set DEV scope=S id=N [bw-max=BPS] [bw-min=BPS] [burst=B]\n"
+	"                         [priority=P] [weight=W] [metric=bps|pps]\n"
+	"       kbench shaper delete DEV scope=S id=N\n"
+	"       kbench shaper group DEV [id=N] [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...\n"
+	"  group without id= makes a new node and prints the handle the kernel gave it.\n"
+	"  Scopes: netdev, queue, node. Rates in bits (or packets) per second.\n"
+	"  Needs a kernel with the net-shaper family and a device that implements\n"
+	"  it (netdevsim, iavf in 6.13); kernel errors come with its own message.\n";
+
+/* key=value into s; leaves collected for group. false on a bad one. */
+static bool parse_kv(const char *kv, struct kb_shaper *s, struct kb_shaper *leaves, size_t *nleaves)
+{
+	const char *eq = strchr(kv, '=');
+	char key[32], *end;
+	unsigned long long v;
+
+	if (!eq || eq - kv >= (long)sizeof(key))
+		return false;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	eq++;
+	if (!strcmp(key, "scope"))
+		return kb_shaper_scope_parse(eq, &s->handle.scope);
+	if (!strcmp(key, "metric")) {
+		s->has_metric = true;
+		s->metric = !strcmp(eq, "pps") ? NET_SHAPER_METRIC_PPS : NET_SHAPER_METRIC_BPS;
+		return !strcmp(eq, "pps") || !strcmp(eq, "bps");
+	}
+	if (!strcmp(key, "leaf")) {
+		char scope[16], tail;
+		unsigned id, w = 0;
+		int got = sscanf(eq, "%15[a-z]:%u:%u%c", scope, &id, &w, &tail);
+		struct kb_shaper *l = &leaves[*nleaves];
+
+		/* %u takes "-1" as 4294967295: no sign anywhere. */
+		if (*nleaves == MAX_LEAVES || got < 2 || got > 3 || strchr(eq, '-') ||
+		    strchr(eq, '+') || !kb_shaper_scope_parse(scope, &l->handle.scope))
+			return false;
+		l->handle.id = id;
+		l->has_weight = got == 3;
+		l->weight = w;
+		(*nleaves)++;
+		return true;
+	}
+	/* strtoull takes "-1" as 2^64-1: digits only; 32-bit attributes stay in range. */
+	errno = 0;
+	v = strtoull(eq, &end, 10);
+	if (end == eq || *end || errno || *eq < '0' || *eq > '9')
+		return false;
+	if (v > UINT32_MAX && strcmp(key, "bw-max") && strcmp(key, "bw-min") && strcmp(key, "burst"))
+		return false;
+	if (!strcmp(key, "id"))
+		s->handle.id = (uint32_t)v;
+	else if (!strcmp(key, "bw-max"))
+		s->has_bw_max = true, s->bw_max = v;
+	else if (!strcmp(key, "bw-min"))
+		s->has_bw_min = true, s->bw_min = v;
+	else if (!strcmp(key, "burst"))
+		s->has_burst = true, s->burst = v;
+	else if (!strcmp(key, "priority"))
+		s->has_priority = true, s->priority = (uint32_t)v;
+	else if (!strcmp(key, "weight"))
+		s->has_weight = true, s->weight = (uint32_t)v;
+	else
+		return false;
+	return true;
+}
+
+static void print_shaper(const struct kb_shaper *s)
+{
+	printf("%-7s %6u", kb_shaper_scope_name(s->handle.scope), s->handle.id);
+	if (s->has_parent)
+		printf("  parent %s:%u", kb_shaper_scope_name(s->parent.scope), s->parent.id);
+	if (s->has_bw_max)
+		printf("  bw-max %llu", (unsigned long long)s->bw_max);
+	if (s->has_bw_min)
+		printf("  bw-min %llu", (unsigned long long)s->bw_min);
+	if (s->has_burst)
+		printf("  burst %llu", (unsigned long long)s->burst);
+	if (s->has_priority)
+		printf("  priority %u", s->priority);
+	if (s->has_weight)
+		printf("  weight %u", s->weight);
+	putchar('\n');
+}
+
+static int caps(struct kb_genl *g, unsigned ifindex, int argc, char **argv)
+{
+	static const char *const names[] = { "metric-bps", "metric-pps", "nesting", "bw-min",
+					      "bw-max", "burst", "priority", "weight" };
+
+	for (uint32_t scope = 1; scope < 4; scope++) {
+		uint32_t flags;
+
+		if (argc > 0 && strcmp(argv[0], kb_shaper_scope_name(scope)))
+			continue;
+		if (kb_shaper_caps(g, ifindex, scope, &flags)) {
+			printf("%-7s %s\n", kb_shaper_scope_name(scope), g->error);
+			continue;
+		}
+		printf("%-7s", kb_shaper_scope_name(scope));
+		for (int b = 0; b < 8; b++)
+			if (flags & (1u << (NET_SHAPER_A_CAPS_SUPPORT_METRIC_BPS + b)))
+				printf(" %s", names[b]);
+		putchar('\n');
+	}
+	return KB_EXIT_OK;
+}
+
+int cmd_shaper(int argc, char **argv)
+{
+	struct kb_shaper s, leaves[MAX_LEAVES];
+	size_t nleaves = 0;
+	struct kb_genl g;
+	unsigned ifindex;
+	const char *sub;
+	int err = 0;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return KB_EXIT_OK;
+	}
+	if (argc < 3) {
+		kb_err("shaper: expected a subcommand and a device (see kbench shaper --help)");
+		return KB_EXIT_USAGE;
+	}
+	sub = argv[1];
+	if (strcmp(sub, "caps") && strcmp(sub, "show") && strcmp(sub, "set") &&
+	    strcmp(sub, "delete") && strcmp(sub, "group")) {
+		kb_err("shaper: unknown subcommand '%s' (caps, show, set, delete, group)", sub);
+		return KB_EXIT_USAGE;
+	}
+	if (!(ifindex = if_nametoindex(argv[2]))) {
+		kb_err("shaper: no device '%s' in this network namespace", argv[2]);
+		return KB_EXIT_USAGE;
+	}
+	memset(&s, 0, sizeof(s));
+	memset(leaves, 0, sizeof(leaves));
+	s.ifindex = ifindex;
+	if (!strcmp(sub, "group"))
+		s.handle.id = KB_SHAPER_NODE_NEW;
+	if (!strcmp(sub, "caps") && argc > 3) {
+		uint32_t scope;
+
+		if (!kb_shaper_scope_parse(argv[3], &scope)) {
+			kb_err("shaper caps: bad scope '%s': netdev, queue or node", argv[3]);
+			return KB_EXIT_USAGE;
+		}
+		if (argc > 4) {
+			kb_err("shaper caps: unexpected argument '%s'", argv[4]);
+			return KB_EXIT_USAGE;
+		}
+	}
+	for (int i = 3; strcmp(sub, "caps") && i < argc; i++)
+		if (!parse_kv(argv[i], &s, leaves, &nleaves)) {
+			kb_err("shaper %s: bad argument '%s' (see kbench shaper --help)", sub, argv[i]);
+			return KB_EXIT_USAGE;
+		}
+	if (kb_genl_open(&g, NET_SHAPER_FAMILY_NAME)) {
+		kb_err("shaper: kernel lacks the net-shaper family (6.13, with a driver that "
+		       "implements it, e.g. netdevsim): %s", g.error);
+		return KB_EXIT_ENV;
+	}
+	if (!strcmp(sub, "caps")) {
+		err = caps(&g, ifindex, argc - 3, argv + 3);
+	} else if (!strcmp(sub, "show")) {
+		struct kb_shaper *all = calloc(MAX_SHAPERS, sizeof(*all));
+		size_t n = 0;
+
+		if (all && !(err = kb_shaper_dump(&g, ifindex, all, MAX_SHAPERS, &n)))
+			for (size_t i = 0; i < n; i++)
+				print_shaper(&all[i]);
+		free(all);
+	} else if (!strcmp(sub, "set")) {
+		err = kb_shaper_set(&g, &s);
+	} else if (!strcmp(sub, "delete")) {
+		err = kb_shaper_delete(&g, ifindex, &s.handle);
+	} else {
+		struct kb_shaper_handle made;
+
+		s.handle.scope = NET_SHAPER_SCOPE_NODE;
+		if (!(err = kb_shaper_group(&g, &s, leaves, nleaves, &made)))
+			printf("%s %u\n", kb_shaper_scope_name(made.scope), made.id);
+	}
+	if (err)
+		kb_err("shaper %s %s: %s", sub, argv[2], g.error);
+	kb_genl_close(&g);
+	return err ? KB_EXIT_USAGE : KB_EXIT_OK;
+}

@@ -1,0 +1,32 @@
+/* The subcommands, one cli/cmd_NAME.c each; kbench.c dispatches to them. Each returns an exit code. */
+#ifndef KB_COMMANDS_H
+#define KB_COMMANDS_H
+
+int cmd_list(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_slabinfo(int argc, char **argv);
+int cmd_napi(int argc, char **argv);
+int cmd_shaper(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+
+/*
+ * The options of a `kbench run` that vm run or ab will start in a guest,
+ * checked before any boot (not --net-dev: that is the guest's device).
+ * 0, -1 when --help was printed, or an exit code with the error printed.
+ */
+int kb_run_check_guest_args(int argc, char **argv);
+
+#endif

@@ -1,0 +1,75 @@
+#include "escape.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+enum style { TEXT, MARKDOWN, GNUPLOT };
+
+/* The text rule (kb_escape_char), with what each other format must escape on top. */
+static void put(FILE *f, const char *s, enum style style)
+{
+	while (*s) {
+		char piece[KB_ESCAPED_MAX];
+		size_t used;
+
+		if (style == MARKDOWN && *s == '|')
+			fputs("\\|", f);
+		else if (style == MARKDOWN && *s == '<')
+			fputs("&lt;", f);
+		else if (style == GNUPLOT && *s == '\'')	/* close, a quote, reopen */
+			fputs("' . \"'\" . '", f);
+		else {
+			fwrite(piece, 1, kb_escape_char(s, piece, &used), f);
+			s += used;
+			continue;
+		}
+		s++;
+	}
+}
+
+void kb_put_text(FILE *f, const char *s)
+{
+	put(f, s, TEXT);
+}
+
+void kb_put_markdown(FILE *f, const char *s)
+{
+	put(f, s, MARKDOWN);
+}
+
+void kb_put_gnuplot(FILE *f, const char *s)
+{
+	/* Opening on a quote would start with '', which gnuplot 5.4 takes for an empty string. */
+	if (*s == '\'') {
+		fputs("\"'\" . ", f);
+		s++;
+	}
+	fputc('\'', f);
+	put(f, s, GNUPLOT);
+	fputc('\'', f);
+}
+
+char *kb_text_dup(const char *s)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	put(f, s, TEXT);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int kb_text_columns(const char *s)
+{
+	int cols = 0;
+
+	for (; *s; s++)
+		cols += ((unsigned char)*s & 0xc0) != 0x80;
+	return cols;
+}

@@ -1,0 +1,25 @@
+/* Descriptive statistics of raw samples; always recomputed from samples. */
+#ifndef KB_SUMMARY_H
+#define KB_SUMMARY_H
+
+#include <stddef.h>
+
+struct kb_summary {
+	size_t n;
+	double median, mean, stddev, min, max;
+	double ci_lo, ci_hi;	/* distribution-free 95% CI of the median */
+};
+
+/* Fills s from x[0..n) (x is not modified). n == 0 gives all zeros. */
+void kb_summarize(const double *x, size_t n, struct kb_summary *s);
+
+/* Median of x[0..n) (x is not modified); 0 for n == 0. */
+double kb_median(const double *x, size_t n);
+
+/* qsort comparison of doubles, ascending. */
+int kb_cmp_double(const void *a, const void *b);
+
+/* Median of s[0..n), already sorted ascending; n > 0. */
+double kb_median_sorted(const double *s, size_t n);
+
+#endif
