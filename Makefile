@@ -2,12 +2,18 @@
 SHELL := /bin/bash
 BUILD := build
 
-# Every Debian 12 package the project needs; `make setup` installs what is missing.
+# The Debian 12 packages `make run` needs: the build, libperf's source, the
+# BPF toolchain, the workload tools, gnuplot for the report.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
-	libcriterion-dev libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
-	gnuplot-nox fonts-dejavu-core chromium clang llvm libbpf-dev bpftool \
-	libmnl-dev iperf3 ethtool iproute2 hyperfine fio \
-	qemu-system-x86 busybox flex bison bc libelf-dev dwarves libclang-rt-14-dev
+	libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
+	gnuplot-nox fonts-dejavu-core clang llvm libbpf-dev bpftool \
+	libmnl-dev iperf3 ethtool iproute2 hyperfine fio
+# Booting kernels in VMs (kbench vm, kbench ab, make kernel-ab).
+APT_VM_PACKAGES := qemu-system-x86 busybox
+# `make test` adds: the test framework, a browser for the dashboard tests,
+# libFuzzer's runtime, and what kbench kernel build needs to build a kernel.
+APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev \
+	flex bison bc libelf-dev dwarves
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -68,11 +74,16 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(BUILD)/bpf -I/usr/include/$(shell uname -m)-linux-gnu
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup run test nightly kernel-ab clean FORCE fuzz fuzz-replay
+.PHONY: all setup setup-vm setup-test install run test nightly kernel-ab clean FORCE fuzz fuzz-replay
 all: $(BUILD)/kbench $(PROGRAMS)
 
-setup:
-	@missing=$$(for p in $(APT_PACKAGES); do \
+# setup: what `make run` needs (packages, libperf); setup-vm adds qemu;
+# setup-test also fetches the test kernels and the Kconfig tree.
+setup: SETUP_PACKAGES = $(APT_PACKAGES)
+setup-vm: SETUP_PACKAGES = $(APT_PACKAGES) $(APT_VM_PACKAGES)
+setup-test: SETUP_PACKAGES = $(APT_PACKAGES) $(APT_TEST_PACKAGES)
+setup setup-vm setup-test:
+	@missing=$$(for p in $(SETUP_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
@@ -81,8 +92,9 @@ setup:
 			apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
 			{ echo "kbench: setup: apt-get install failed (run as root?)" >&2; exit 3; }; \
 	fi
-	@$(MAKE) -s --no-print-directory $(LIBPERF) $(DEBIAN_KERNEL)/modules $(BPO_KERNEL)/modules \
-		$(KCONFIG_TREE)/kernel/configs/tiny.config
+	@$(MAKE) -s --no-print-directory $(LIBPERF)
+	@if [ $@ = setup-test ]; then $(MAKE) -s --no-print-directory $(DEBIAN_KERNEL)/modules \
+		$(BPO_KERNEL)/modules $(KCONFIG_TREE)/kernel/configs/tiny.config; fi
 
 $(LIBPERF):
 	@test -f $(LINUX_SRC_TAR) || { echo "kbench: $(LINUX_SRC_TAR) missing: run make setup" >&2; exit 3; }
@@ -208,13 +220,13 @@ nightly: setup
 	.ci/nightly
 
 # A/B of two kernel images in VMs: make kernel-ab BASE=bzImage PATCHED=bzImage [ROUNDS=3] [RUN="-f 'mm/guard/*'"]
-kernel-ab: setup
+kernel-ab: setup-vm
 	@$(MAKE) --no-print-directory all
 	@test -n "$(BASE)" -a -n "$(PATCHED)" || { echo "kbench: make kernel-ab BASE=IMAGE PATCHED=IMAGE" >&2; exit 2; }
 	$(BUILD)/kbench ab --base $(BASE) --patched $(PATCHED) -r $(or $(ROUNDS),3) -- $(or $(RUN),--quick)
 
 # One job: several tests change system-wide state (vm.max_map_count).
-test: setup
+test: setup-test
 	@tools/check-layers.sh
 	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
 	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage

@@ -21,7 +21,7 @@ static int step(const char *what, char *const argv[], char *err, size_t size)
 	if (rc == 0)
 		return 0;
 	if (rc == 127)
-		snprintf(err, size, "%s: %s not found (make setup)", what, argv[0]);
+		snprintf(err, size, "%s: %s not found (make setup-test installs the kernel build tools)", what, argv[0]);
 	else if (rc < 0)
 		snprintf(err, size, "%s: %s", what, strerror(-rc));
 	else

@@ -191,7 +191,7 @@ Test(bpf_stack, jit_scan_finds_the_private_stack_in_a_7x_guest, .timeout = 900)
 	int priv = 0;
 
 	if (access(BPO_KERNEL, R_OK))
-		cr_skip_test("skipped: %s missing (make setup fetches it from trixie-backports)",
+		cr_skip_test("skipped: %s missing (make setup-test fetches it from trixie-backports)",
 			     BPO_KERNEL);
 	run_cli(&r, "vm run --timeout 300 --kernel " BPO_KERNEL " --accel tcg -q --no-store --no-modules -J "
 		    "-- run -f 'bpf/stack/syscall' -r 3 -q");

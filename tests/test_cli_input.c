@@ -309,7 +309,7 @@ static void expect_no_boot(const char *head, const char *tail, const char *needl
 	char qemu[400], mark[400], db[400], body[600], env[8192], what[512];
 
 	if (access(DEBIAN_KERNEL, R_OK))
-		cr_skip_test("skipped: no %s (make setup fetches it)", DEBIAN_KERNEL);
+		cr_skip_test("skipped: no %s (make setup-test fetches it)", DEBIAN_KERNEL);
 	snprintf(qemu, sizeof(qemu), "%s/qemu-system-x86_64", dir);
 	snprintf(mark, sizeof(mark), "%s/qemu-started", dir);
 	snprintf(db, sizeof(db), "%s/vm.db", dir);

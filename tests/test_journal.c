@@ -204,7 +204,7 @@ Test(journal, sigkill_vm_run_then_restore, .timeout = 120)
 	pid_t pid;
 
 	if (access(DEBIAN_KERNEL, R_OK))
-		cr_skip_test("skipped: %s missing (make setup fetches it)", DEBIAN_KERNEL);
+		cr_skip_test("skipped: %s missing (make setup-test fetches it)", DEBIAN_KERNEL);
 	/* A TMPDIR of the test's own: any other VM on the host has its work directory elsewhere. */
 	make_tmpdir(tmp, sizeof(tmp));
 	cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);

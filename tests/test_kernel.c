@@ -56,7 +56,7 @@ static void remove_tree(void)
 static void need_tree(void)
 {
 	if (!tree[0])
-		cr_skip_test("skipped: %s missing (make setup unpacks it)", KCONFIG_TREE);
+		cr_skip_test("skipped: %s missing (make setup-test unpacks it)", KCONFIG_TREE);
 }
 
 /* Whether line (a whole CONFIG_X=v line) is in text. */
@@ -132,7 +132,7 @@ Test(kernel, check_reads_debians_61_config)
 	cJSON *doc;
 
 	if (access(DEBIAN_CONFIG, R_OK))
-		cr_skip_test("skipped: %s missing (make setup)", DEBIAN_CONFIG);
+		cr_skip_test("skipped: %s missing (make setup-test)", DEBIAN_CONFIG);
 	run_cli(&r, "kernel check %s -J", DEBIAN_CONFIG);
 	cr_expect_eq(r.status, 1, "a feature is missing: exit 1 (%s)", r.err);
 	doc = cJSON_Parse(r.out);

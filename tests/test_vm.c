@@ -1,5 +1,5 @@
 /*
- * The VM runner against Debian's own 6.1 kernel image (make setup fetches
+ * The VM runner against Debian's own 6.1 kernel image (make setup-test fetches
  * it): the result comes back, the guest sees its own kernel (no guard
  * pages) while the host sees 6.13+, a guest run is stored with the VM in its
  * environment, and a kernel that does not boot, a VM past its limit or a
@@ -34,7 +34,7 @@
 static void need_kernel(void)
 {
 	if (access(DEBIAN_KERNEL, R_OK))
-		cr_skip_test("skipped: %s missing (make setup fetches Debian's cloud kernel)",
+		cr_skip_test("skipped: %s missing (make setup-test fetches Debian's cloud kernel)",
 			     DEBIAN_KERNEL);
 }
 
@@ -527,7 +527,7 @@ Test(vm, bpf_baselines_run_on_61, .timeout = 900)
 /*
  * Debian builds veth as a module. Without modules the guest skips the veth
  * benchmarks with that reason (not a failure); with the image's modules/
- * (make setup keeps Debian's) the kernel loads veth on demand through
+ * (make setup-test keeps Debian's) the kernel loads veth on demand through
  * busybox modprobe and they run.
  */
 Test(vm, veth_as_a_module_skips_or_loads_on_demand, .timeout = 900)

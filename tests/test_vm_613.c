@@ -22,7 +22,7 @@
 static void need_kernel(void)
 {
 	if (access(BPO_KERNEL, R_OK))
-		cr_skip_test("skipped: %s missing (make setup fetches it from trixie-backports)",
+		cr_skip_test("skipped: %s missing (make setup-test fetches it from trixie-backports)",
 			     BPO_KERNEL);
 }
 

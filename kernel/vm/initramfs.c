@@ -275,7 +275,7 @@ static int fill(struct builder *b, const struct kb_initramfs *p)
 	char *init;
 
 	if (!find_in_path("busybox", path, sizeof(path))) {
-		snprintf(b->err, b->size, "busybox not found (make setup installs it)");
+		snprintf(b->err, b->size, "busybox not found (make setup-vm installs it)");
 		return -1;
 	}
 	for (size_t i = 0; i < KB_ARRAY_SIZE(dirs); i++)

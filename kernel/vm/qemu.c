@@ -420,7 +420,7 @@ int kb_vm_boot(const struct kb_vm_boot *b, struct kb_vm_outcome *out, char *err,
 		break;
 	}
 	if (status == 127) {
-		snprintf(err, size, "%s not found (make setup installs qemu-system-x86)", KB_QEMU);
+		snprintf(err, size, "%s not found (make setup-vm installs qemu-system-x86)", KB_QEMU);
 		return -1;
 	}
 	if (!con.init_seen) {

@@ -114,7 +114,7 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* modules/ beside the image (make setup puts Debian's there), followed to its real name. */
+/* modules/ beside the image (make setup-test puts Debian's there), followed to its real name. */
 static const char *find_modules(const char *image, char *buf, size_t size)
 {
 	char dir[2048], cand[4200];
