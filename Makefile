@@ -214,6 +214,22 @@ run: setup
 	$(BUILD)/kbench run --quick
 	$(BUILD)/kbench report
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its data under
+# PREFIX/share/kbench and PREFIX/lib/kbench. An installed kbench keeps its
+# store and dashboard in /var/lib/kbench (KBENCH_STATE_DIR), not in PREFIX.
+PREFIX ?= /usr/local
+INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+install: all
+	install -D -m 0755 $(BUILD)/kbench $(INSTALL_ROOT)/bin/kbench
+	install -d $(INSTALL_ROOT)/share/kbench/config/tiny $(INSTALL_ROOT)/share/kbench/workloads \
+		$(INSTALL_ROOT)/lib/kbench/workloads $(INSTALL_ROOT)/share/doc/kbench
+	install -m 0644 kernel/config/*.config $(INSTALL_ROOT)/share/kbench/config/
+	install -m 0644 kernel/config/tiny/*.config $(INSTALL_ROOT)/share/kbench/config/tiny/
+	install -m 0644 $(wildcard workloads/*.hyperfine workloads/*.fio workloads/*.kbench) \
+		$(INSTALL_ROOT)/share/kbench/workloads/
+	install -m 0755 $(PROGRAMS) $(INSTALL_ROOT)/lib/kbench/workloads/
+	install -m 0644 README.md LICENSE docs/*.md $(INSTALL_ROOT)/share/doc/kbench/
+
 # Nightly CI: full suite, compare with the previous run, history, dashboard (.ci/nightly).
 nightly: setup
 	@$(MAKE) --no-print-directory all
@@ -242,7 +258,7 @@ test: setup-test
 # runs each target that long; what it finds new stays in build/fuzz/corpus/T.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB_SRC := results/json.c results/run.c results/store.c results/summary.c lib/util.c workloads/import.c \
+FUZZ_LIB_SRC := results/json.c results/run.c results/store.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
 	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

@@ -1,5 +1,6 @@
 #include "kernel_build.h"
 #include "config_check.h"
+#include "../lib/paths.h"
 #include "../lib/spawn.h"
 #include "../lib/util.h"
 
@@ -144,7 +145,7 @@ static int merge_fragments(const struct kb_kernel_build *b, const char *config, 
 	if (!names)
 		return -1;
 	snprintf(script, sizeof(script), "%s/scripts/kconfig/merge_config.sh", b->src);
-	snprintf(tiny, sizeof(tiny), "%s/tiny/userspace.config", KB_FRAGMENT_DIR);
+	snprintf(tiny, sizeof(tiny), "%s/tiny/userspace.config", kb_path_fragments());
 	argv[argc++] = "sh";
 	argv[argc++] = script;
 	argv[argc++] = "-m";	/* merge only: olddefconfig resolves it next */
@@ -251,7 +252,7 @@ int kb_kernel_build(const struct kb_kernel_build *b, char *image, char *config, 
 	if (b->out)
 		snprintf(dir, sizeof(dir), "%s", b->out);
 	else
-		snprintf(dir, sizeof(dir), "%s/build/kernels/%s", KB_SRCDIR, release);
+		snprintf(dir, sizeof(dir), "%s/%s", kb_path_kernels(), release);
 	/* Absolute: make -C runs modules_install from the source tree. */
 	if (kb_mkdir_p(dir) || !realpath(dir, abs)) {
 		snprintf(err, esize, "mkdir %s: %s", dir, strerror(errno));

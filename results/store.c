@@ -1,5 +1,6 @@
 #include "store.h"
 #include "json.h"
+#include "../lib/paths.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -46,7 +47,7 @@ const char *kb_store_default_path(void)
 {
 	const char *env = getenv("KBENCH_DB");
 
-	return env && *env ? env : KB_SRCDIR "/results/kbench.db";
+	return env && *env ? env : kb_path_store();
 }
 
 static int db_fail(struct kb_store *s, const char *what, char *err, size_t size)

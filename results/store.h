@@ -14,7 +14,7 @@
 
 struct kb_store;
 
-/* The default database: results/kbench.db under the suite's source tree. */
+/* The default database: $KBENCH_DB, else results/kbench.db in the source tree or the installed state directory (lib/paths.h). */
 const char *kb_store_default_path(void);
 
 /*
