@@ -4,6 +4,7 @@
  * inside each boot, every run stored, then kbench compare of the two sides.
  */
 #include "vm_outcome.h"
+#include "vm_options.h"
 #include "../analysis/compare_refs.h"
 #include "commands.h"
 #include "../kernel/undo.h"
