@@ -258,7 +258,7 @@ test: setup-test
 # runs each target that long; what it finds new stays in build/fuzz/corpus/T.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB_SRC := results/json.c results/run.c results/store.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
+FUZZ_LIB_SRC := results/codec.c results/json.c results/run.c results/store.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
 	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

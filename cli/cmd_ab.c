@@ -4,7 +4,8 @@
  * inside each boot, every run stored, then kbench compare of the two sides.
  */
 #include "vm_outcome.h"
-#include "../analysis/options.h"
+#include "vm_options.h"
+#include "../analysis/compare_refs.h"
 #include "commands.h"
 #include "../kernel/undo.h"
 #include "../lib/util.h"
@@ -43,7 +44,9 @@ static const char usage[] =
 struct ab_cli {
 	struct kb_vm_job side[2];	/* base, patched */
 	char label[2][KB_LABEL_MAX];
-	const char *db, *threshold, *alpha, *format;
+	const char *db;
+	/* kbench compare of the two labels: both sides pooled, no stored history. */
+	struct kb_compare_request compare;
 	long rounds;
 	char **run_args;
 	int nrun_args;
@@ -93,8 +96,6 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 		{ 0 },
 	};
 	const char *prefix = NULL, *image[2] = { NULL, NULL };
-	enum kb_format format;
-	double frac;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "+r:qh", opts, NULL)) != -1) {
@@ -122,19 +123,16 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 			break;
 		/* compare's options, checked now: a bad one must not wait for 2 x ROUNDS boots. */
 		case OPT_THRESHOLD:
-			if (kb_option_percent("ab", "threshold", optarg, &frac))
+			if (kb_option_percent("ab", "threshold", optarg, &cli->compare.opts.threshold))
 				return KB_EXIT_USAGE;
-			cli->threshold = optarg;
 			break;
 		case OPT_ALPHA:
-			if (kb_option_alpha("ab", optarg, &frac))
+			if (kb_option_alpha("ab", optarg, &cli->compare.opts.alpha))
 				return KB_EXIT_USAGE;
-			cli->alpha = optarg;
 			break;
 		case OPT_FORMAT:
-			if (kb_option_format("ab", optarg, true, &format))
+			if (kb_option_format("ab", optarg, true, &cli->compare.format))
 				return KB_EXIT_USAGE;
-			cli->format = optarg;
 			break;
 		case 'h':
 			printf(usage, kb_store_default_path());
@@ -205,39 +203,10 @@ static int boot_side(struct ab_cli *cli, int s, int nth, struct kb_store *store)
 	return rc;
 }
 
-static int compare(const struct ab_cli *cli)
-{
-	char *argv[16];
-	int n = 0;
-
-	argv[n++] = "compare";
-	argv[n++] = "--no-history";
-	if (cli->db) {
-		argv[n++] = "--db";
-		argv[n++] = (char *)cli->db;
-	}
-	if (cli->threshold) {
-		argv[n++] = "--threshold";
-		argv[n++] = (char *)cli->threshold;
-	}
-	if (cli->alpha) {
-		argv[n++] = "--alpha";
-		argv[n++] = (char *)cli->alpha;
-	}
-	if (cli->format) {
-		argv[n++] = "--format";
-		argv[n++] = (char *)cli->format;
-	}
-	argv[n++] = (char *)cli->label[0];
-	argv[n++] = (char *)cli->label[1];
-	argv[n] = NULL;
-	optind = 0;	/* a fresh getopt for compare's own options */
-	return cmd_compare(n, argv);
-}
-
 int cmd_ab(int argc, char **argv)
 {
-	struct ab_cli cli = { .side = { KB_VM_JOB_DEFAULTS, KB_VM_JOB_DEFAULTS }, .rounds = 3 };
+	struct ab_cli cli = { .side = { KB_VM_JOB_DEFAULTS, KB_VM_JOB_DEFAULTS },
+			      .compare = KB_COMPARE_REQUEST_DEFAULTS, .rounds = 3 };
 	struct kb_store *store;
 	char err[512];
 	int rc = parse(argc, argv, &cli), nth = 0;
@@ -259,5 +228,9 @@ int cmd_ab(int argc, char **argv)
 		       "and %s", nth - 1, 2 * cli.rounds, cli.label[0], cli.label[1]);
 		return rc;
 	}
-	return compare(&cli);
+	cli.compare.db = cli.db;
+	cli.compare.a = cli.label[0];
+	cli.compare.b = cli.label[1];
+	cli.compare.history = false;	/* the host's history is not these VMs' */
+	return kb_compare_refs(&cli.compare, stdout);
 }

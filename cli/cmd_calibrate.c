@@ -6,7 +6,7 @@
  * runs are stored, so later comparisons on this host use their noise.
  */
 #include "commands.h"
-#include "../bench/env.h"
+#include "../bench/run_header.h"
 #include "../bench/harness.h"
 #include "../bench/privilege.h"
 #include "suite_options.h"

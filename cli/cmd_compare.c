@@ -1,8 +1,7 @@
 /* kbench compare A B: the A/B verdict table; exit 1 on a significant regression. */
-#include "../analysis/compare.h"
+#include "../analysis/compare_refs.h"
 #include "commands.h"
 #include "../lib/util.h"
-#include "../results/select.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -31,41 +30,6 @@ static const char usage[] =
 	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
 	"  when a run is on both sides or the sides have no metric in common).\n";
 
-/*
- * The stored series of host, for the run-to-run noise. A missing default
- * database is no history (two exported files compared anywhere); a named
- * one that cannot be read is an error.
- */
-static int load_history(const char *db, const char *host, struct kb_series **series, size_t *n)
-{
-	const char *path = db ? db : kb_store_default_path();
-	struct kb_store *s;
-	char err[512];
-
-	if (!db && access(path, F_OK) != 0)
-		return 0;
-	s = kb_store_open(path, false, err, sizeof(err));
-	if (!s || kb_series_load(s, NULL, host, series, n, err, sizeof(err))) {
-		kb_err("compare: %s", err);
-		kb_store_close(s);
-		return KB_EXIT_USAGE;
-	}
-	kb_store_close(s);
-	return 0;
-}
-
-/* A run on both sides (compare X X, or a label and one of its runs): nothing to compare. */
-static int same_runs(const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb)
-{
-	for (size_t i = 0; i < na; i++)
-		for (size_t j = 0; j < nb; j++)
-			if (a[i].id[0] && !strcmp(a[i].id, b[j].id)) {
-				kb_err("compare: run %s is on both sides: nothing to compare", a[i].id);
-				return KB_EXIT_USAGE;
-			}
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY, OPT_NO_PRIOR, OPT_LIKE };
@@ -85,13 +49,7 @@ int cmd_compare(int argc, char **argv)
 	enum kb_format format = KB_FORMAT_TEXT;
 	const char *db = NULL, *like = NULL;
 	bool history = true;
-	struct kb_series *series = NULL;
-	size_t nseries = 0;
-	struct kb_run *ra = NULL, *rb = NULL;
-	size_t na = 0, nb = 0;
-	struct kb_comparison cmp;
-	char da[300], dbuf[300];
-	int c, rc;
+	int c;
 	long seed;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -138,33 +96,7 @@ int cmd_compare(int argc, char **argv)
 		kb_err("compare: expected two runs, A and B (see kbench compare --help)");
 		return KB_EXIT_USAGE;
 	}
-	rc = kb_select_runs_like("compare", db, argv[optind], true, like, &ra, &na, da, sizeof(da));
-	if (!rc)
-		rc = kb_select_runs_like("compare", db, argv[optind + 1], true, like, &rb, &nb, dbuf,
-					 sizeof(dbuf));
-	if (!rc)
-		rc = same_runs(ra, na, rb, nb);
-	if (!rc && history)
-		rc = load_history(db, ra[0].host, &series, &nseries);
-	o.history = series;
-	o.nhistory = nseries;
-	if (!rc && kb_compare(ra, na, rb, nb, &o, &cmp)) {
-		kb_err("compare: out of memory");
-		rc = KB_EXIT_ENV;
-	}
-	if (!rc && cmp.nmetrics == 0) {
-		/* A green "geomean over 0 metrics" would let CI pass having compared nothing. */
-		kb_err("compare: %s and %s have no metric in common: nothing to compare", da, dbuf);
-		kb_comparison_free(&cmp);
-		rc = KB_EXIT_USAGE;
-	}
-	if (!rc) {
-		kb_comparison_print(stdout, &cmp, format, da, dbuf);
-		rc = kb_comparison_regressed(&cmp) ? KB_EXIT_REGRESSION : KB_EXIT_OK;
-		kb_comparison_free(&cmp);
-	}
-	kb_series_free(series, nseries);
-	kb_free_runs(ra, na);
-	kb_free_runs(rb, nb);
-	return rc;
+	return kb_compare_refs(&(struct kb_compare_request){
+		.db = db, .a = argv[optind], .b = argv[optind + 1], .like = like,
+		.history = history, .format = format, .opts = o }, stdout);
 }

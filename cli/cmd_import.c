@@ -5,7 +5,7 @@
 #include "cmd_import.h"
 #include "../workloads/import.h"
 #include "commands.h"
-#include "../bench/env.h"
+#include "../bench/run_header.h"
 #include "suite_options.h"
 #include "../lib/util.h"
 #include "../results/json.h"

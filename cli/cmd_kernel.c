@@ -2,7 +2,7 @@
 #include "../kernel/config_check.h"
 #include "../kernel/kernel_build.h"
 #include "commands.h"
-#include "../bench/env.h"
+#include "../kernel/env.h"
 #include "../lib/util.h"
 #include "../results/json.h"
 

@@ -1,6 +1,6 @@
 /* kbench run: probe, run the selected benchmarks, store, export, report. */
 #include "commands.h"
-#include "../bench/env.h"
+#include "../bench/run_header.h"
 #include "../bench/harness.h"
 #include "../bench/privilege.h"
 #include "suite_options.h"

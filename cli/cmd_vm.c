@@ -1,5 +1,6 @@
 /* kbench vm run: one kbench command inside a VM booted on a given kernel. */
 #include "vm_outcome.h"
+#include "vm_options.h"
 #include "../analysis/report_text.h"
 #include "commands.h"
 #include "../kernel/undo.h"

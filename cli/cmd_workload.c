@@ -5,7 +5,7 @@
  */
 #include "cmd_import.h"
 #include "commands.h"
-#include "../bench/env.h"
+#include "../bench/run_header.h"
 #include "../bench/harness.h"
 #include "../lib/spawn.h"
 #include "../kernel/undo.h"

@@ -2,6 +2,7 @@
 #ifndef KB_JSON_H
 #define KB_JSON_H
 
+#include "codec.h"
 #include "run.h"
 
 #include <stddef.h>
@@ -13,11 +14,6 @@ cJSON *kb_run_to_json(const struct kb_run *run);
 
 /* Reads a kbench-run/1 document into run. 0, or -1 with err filled. */
 int kb_run_from_json(const cJSON *doc, struct kb_run *run, char *err, size_t size);
-
-/* A result's "load" object (kernel/load.h; docs/design.md): to JSON and back. */
-cJSON *kb_load_to_json(const struct kb_load *l);
-/* 0, or -1 with why filled ("load.other_cpu_pct must be a number ..."). */
-int kb_load_from_json(const cJSON *o, struct kb_load *l, char *why, size_t size);
 
 /* Prints doc (indented) and a newline on stdout, then deletes it. */
 void kb_json_print_and_free(cJSON *doc);

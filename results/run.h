@@ -60,7 +60,7 @@ struct kb_run {
 	char host[65];
 	char started[32];	/* ISO 8601 UTC */
 	char suite_revision[64];
-	cJSON *environment;	/* object, see bench/env.c */
+	cJSON *environment;	/* object, see kernel/env.c */
 	cJSON *features;	/* object: name -> {present, evidence} */
 	struct kb_result *results;
 	size_t nresults;

@@ -1,6 +1,7 @@
 #include "store.h"
-#include "json.h"
+#include "codec.h"
 #include "../lib/paths.h"
+#include "../lib/util.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -14,6 +15,8 @@
 #endif
 
 #define STORE_SCHEMA "kbench-store/1"
+/* Not an SQLite result code: a result's JSON column that does not read. */
+#define BAD_COLUMN (-1)
 /* How long a writer waits for another kbench holding the database. */
 #define BUSY_TIMEOUT_MS 5000
 
@@ -237,39 +240,6 @@ void kb_store_close(struct kb_store *s)
 
 /* ---- writing ---- */
 
-static char *counters_json(const struct kb_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *text;
-
-	for (size_t i = 0; i < r->ncounters; i++) {
-		if (r->counters[i].available)
-			cJSON_AddNumberToObject(o, r->counters[i].name, r->counters[i].per_op);
-		else
-			cJSON_AddNullToObject(o, r->counters[i].name);
-	}
-	text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return text;
-}
-
-static char *facts_json(const struct kb_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *text;
-
-	for (size_t i = 0; i < r->nfacts; i++)
-		cJSON_AddStringToObject(o, r->facts[i].key, r->facts[i].value);
-	text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return text;
-}
-
-static char *json_or_empty(const cJSON *o)
-{
-	return o ? cJSON_PrintUnformatted(o) : strdup("{}");
-}
-
 /* Binds each text of texts[] in order and steps once. */
 static int exec_texts(sqlite3 *db, const char *sql, const char *const *texts, int n,
 		      sqlite3_int64 *rowid)
@@ -350,16 +320,15 @@ static int insert_samples(sqlite3 *db, sqlite3_int64 result_id, const double *v,
 static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const struct kb_result *r)
 {
 	char seqbuf[24];
-	char *counters = counters_json(r), *facts = facts_json(r);
-	char *collectors = json_or_empty(r->collectors);
-	cJSON *lj = r->has_load ? kb_load_to_json(&r->load) : NULL;
-	char *load = lj ? cJSON_PrintUnformatted(lj) : NULL;	/* NULL: not recorded */
+	char *counters = kb_json_text(kb_counters_to_json(r));
+	char *facts = kb_json_text(kb_facts_to_json(r));
+	char *collectors = kb_json_text(kb_collectors_to_json(r));
+	char *load = r->has_load ? kb_json_text(kb_load_to_json(&r->load)) : NULL;	/* NULL: not recorded */
 	const char *texts[] = { run_id, seqbuf, r->benchmark, r->params, r->metric, r->unit,
 				kb_direction_name(r->direction), counters, facts, collectors, load };
 	sqlite3_int64 id;
 	int rc;
 
-	cJSON_Delete(lj);
 	snprintf(seqbuf, sizeof(seqbuf), "%zu", seq);
 	rc = counters && facts && collectors && (load || !r->has_load)
 		? exec_texts(db, "INSERT INTO results(run_id,seq,benchmark,params,metric,unit,"
@@ -379,7 +348,8 @@ static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const stru
 
 static int insert_run(sqlite3 *db, struct kb_run *run, bool keep_id)
 {
-	char *env = json_or_empty(run->environment), *feat = json_or_empty(run->features);
+	char *env = kb_json_text(kb_json_object(run->environment));
+	char *feat = kb_json_text(kb_json_object(run->features));
 	int rc = keep_id ? SQLITE_OK : pick_run_id(db, run);
 
 	if (rc == SQLITE_OK) {
@@ -476,27 +446,36 @@ static int load_samples(sqlite3 *db, sqlite3_int64 result_id, struct kb_result *
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* Counters and facts come back from their JSON columns. */
-static void load_result_json(struct kb_result *r, const char *counters, const char *facts,
-			     const char *collectors)
+/*
+ * Counters, facts and collectors come back from their JSON columns through
+ * the codec the export reads with, held to the same rules. SQLITE_OK, or
+ * BAD_COLUMN with why filled (a column this kbench did not write).
+ */
+static int load_result_json(struct kb_result *r, const char *counters, const char *facts,
+			    const char *collectors, char *why, size_t size)
 {
-	cJSON *c = cJSON_Parse(counters), *f = cJSON_Parse(facts), *it;
+	static const char *const name[] = { "counters", "facts", "collectors" };
+	const char *text[] = { counters, facts, collectors };
+	int rc = SQLITE_OK;
 
-	cJSON_ArrayForEach(it, c)
-		kb_result_add_counter(r, it->string, cJSON_IsNumber(it),
-				      cJSON_IsNumber(it) ? it->valuedouble : 0.0);
-	cJSON_ArrayForEach(it, f)
-		if (cJSON_IsString(it))
-			kb_result_add_fact(r, it->string, it->valuestring);
-	cJSON_Delete(c);
-	cJSON_Delete(f);
-	cJSON_Delete(r->collectors);
-	r->collectors = cJSON_Parse(collectors);
-	if (!r->collectors)
-		r->collectors = cJSON_CreateObject();
+	for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
+		cJSON *o = cJSON_Parse(text[i]);
+
+		if (!o)
+			snprintf(why, size, "%s is not JSON", name[i]);
+		if (!o || (i == 0 ? kb_counters_from_json(o, r, why, size)
+			   : i == 1 ? kb_facts_from_json(o, r, why, size)
+			   : kb_collectors_from_json(o, r, why, size)))
+			rc = BAD_COLUMN;
+		cJSON_Delete(o);
+	}
+	return rc;
 }
 
-/* A stored load (a result from before results.load has none). */
+/*
+ * A stored load: a result from before results.load has none, and neither
+ * has one whose load does not read (an older kbench's shape of it).
+ */
 static void load_result_load(struct kb_result *r, const char *text)
 {
 	cJSON *o = text ? cJSON_Parse(text) : NULL;
@@ -506,7 +485,9 @@ static void load_result_load(struct kb_result *r, const char *text)
 	cJSON_Delete(o);
 }
 
-static int load_results(sqlite3 *db, bool has_load, struct kb_run *run)
+/* BAD_COLUMN: a JSON column did not read, and why says which and why. */
+static int load_results(sqlite3 *db, bool has_load, struct kb_run *run, char *why,
+			size_t size)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, has_load
@@ -531,7 +512,10 @@ static int load_results(sqlite3 *db, bool has_load, struct kb_run *run)
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		load_result_json(r, col_text(st, 6), col_text(st, 7), col_text(st, 8));
+		rc = load_result_json(r, col_text(st, 6), col_text(st, 7), col_text(st, 8), why,
+				      size);
+		if (rc != SQLITE_OK)
+			break;
 		load_result_load(r, (const char *)sqlite3_column_text(st, 9));
 		rc = load_samples(db, sqlite3_column_int64(st, 0), r);
 		if (rc != SQLITE_OK)
@@ -554,6 +538,7 @@ static int load_results(sqlite3 *db, bool has_load, struct kb_run *run)
 int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 		      char *err, size_t size)
 {
+	char why[256];
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db,
 				    "SELECT id, label, host, started, suite_revision, environment,"
@@ -581,7 +566,17 @@ int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 	run->environment = cJSON_Parse(col_text(st, 5));
 	run->features = cJSON_Parse(col_text(st, 6));
 	sqlite3_finalize(st);
-	rc = load_results(s->db, s->has_load, run);
+	rc = load_results(s->db, s->has_load, run, why, sizeof(why));
+	if (rc == BAD_COLUMN) {
+		char name[96];
+
+		snprintf(err, size, "%s: run %s, results[%zu] (%s): %s", s->path, id,
+			 run->nresults - 1,
+			 kb_sanitize_line(run->results[run->nresults - 1].benchmark, name, sizeof(name)),
+			 why);
+		kb_run_free(run);
+		return -1;
+	}
 	if (rc == SQLITE_RANGE) {
 		snprintf(err, size, "%s: run %s holds a sample that is not a finite number "
 			 "(stored before kbench refused them)", s->path, id);

@@ -241,6 +241,40 @@ Test(input, non_finite_sample_in_an_old_store_is_named)
 	free(r);
 }
 
+/* A damaged JSON column of a stored result is named, in one line, like a damaged run file. */
+Test(input, damaged_json_column_in_a_store_is_named)
+{
+	static const char *const damage[] = {
+		"counters = '{\"c\":\"x\"}'", "facts = '{\"k\":1}'", "collectors = '[1]'",
+		"counters = 'not json'",
+	};
+	struct cli_result *r = malloc(sizeof(*r));
+	sqlite3 *h;
+	char sql[200];
+
+	cr_assert_not_null(r);
+	for (size_t i = 0; i < KB_ARRAY_SIZE(damage); i++) {
+		cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "UPDATE results SET %s WHERE id = (SELECT min(id) FROM results)",
+			 damage[i]);
+		cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+		cr_assert_eq(sqlite3_changes(h), 1);
+		sqlite3_close(h);
+		run_cli(r, "show %s --db %s", run_id, db);
+		cr_expect(r->status == 2 || r->status == 3, "%s: exit %d; stderr: %s", damage[i],
+			  r->status, r->err);
+		cr_expect_eq(count_lines(r->err), 1, "%s: expected one line, got: %s", damage[i], r->err);
+		cr_expect_not_null(strstr(r->err, run_id), "the run is named: %s", r->err);
+		cr_expect_not_null(strstr(r->err, "results[0]"), "the result is named: %s", r->err);
+		/* Put it back for the next one. */
+		cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+		cr_assert_eq(sqlite3_exec(h, "UPDATE results SET counters = '{}', facts = '{}',"
+					  " collectors = '{}'", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+	}
+	free(r);
+}
+
 Test(input, kb_result_add_sample_refuses_non_finite)
 {
 	struct kb_run run;

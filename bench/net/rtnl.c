@@ -9,7 +9,7 @@
 #include "../../kernel/net/rtnl_ops.h"
 #include "topology.h"
 #include "../bench.h"
-#include "../env.h"
+#include "../../kernel/env.h"
 #include "../../lib/util.h"
 
 #include <errno.h>

@@ -12,69 +12,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
-{
-	long v;
-
-	switch (c) {
-	case KB_OPT_VM_CONFIG:
-		j->config = arg;
-		return 1;
-	case KB_OPT_VM_KBENCH:
-		j->kbench = arg;
-		return 1;
-	case KB_OPT_VM_ACCEL:
-		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
-			kb_err("%s: bad --accel '%s': expected auto, kvm or tcg", cmd, arg);
-			return KB_EXIT_USAGE;
-		}
-		j->accel = arg;
-		return 1;
-	case KB_OPT_VM_TCG_THREADS:
-		if (strcmp(arg, "single") && strcmp(arg, "multi")) {
-			kb_err("%s: bad --tcg-threads '%s': expected single or multi", cmd, arg);
-			return KB_EXIT_USAGE;
-		}
-		j->tcg_multi = !strcmp(arg, "multi");
-		return 1;
-	case KB_OPT_VM_CPUS:
-		if (!kb_parse_long(arg, 1, 64, &j->cpus)) {
-			kb_err("%s: bad --cpus '%s': expected 1..64", cmd, arg);
-			return KB_EXIT_USAGE;
-		}
-		return 1;
-	case KB_OPT_VM_MEM:
-		if (!kb_parse_long(arg, 128, 65536, &j->mem_mib)) {
-			kb_err("%s: bad --mem '%s': expected 128..65536 MiB", cmd, arg);
-			return KB_EXIT_USAGE;
-		}
-		return 1;
-	case KB_OPT_VM_TIMEOUT:
-	case KB_OPT_VM_BOOT_TIMEOUT:
-		if (!kb_parse_long(arg, 1, 86400, &v)) {
-			kb_err("%s: bad --%stimeout '%s': expected 1..86400 seconds", cmd,
-			       c == KB_OPT_VM_TIMEOUT ? "" : "boot-", arg);
-			return KB_EXIT_USAGE;
-		}
-		*(c == KB_OPT_VM_TIMEOUT ? &j->timeout_s : &j->boot_timeout_s) = (double)v;
-		return 1;
-	case KB_OPT_VM_KEEP:
-		j->keep = true;
-		return 1;
-	case KB_OPT_VM_MODULES:
-		j->modules = arg;
-		return 1;
-	case KB_OPT_VM_NO_MODULES:
-		j->no_modules = true;
-		return 1;
-	case 'q':
-		j->quiet = true;
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 static bool readable(const char *path)
 {
 	return path && access(path, R_OK) == 0;
@@ -126,27 +63,26 @@ static const char *find_modules(const char *image, char *buf, size_t size)
 	return buf;
 }
 
-int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
+int kb_vm_job_resolve(struct kb_vm_job *j, char *err, size_t size)
 {
-
 	if (!j->kernel) {
-		kb_err("%s: which kernel? (--kernel BZIMAGE)", cmd);
-		return KB_EXIT_USAGE;
+		snprintf(err, size, "which kernel? (--kernel BZIMAGE)");
+		return -1;
 	}
 	if (!readable(j->kernel)) {
-		kb_err("%s: kernel image %s: %s", cmd, j->kernel, strerror(errno));
-		return KB_EXIT_USAGE;
+		snprintf(err, size, "kernel image %s: %s", j->kernel, strerror(errno));
+		return -1;
 	}
 	if (j->config && !readable(j->config)) {
-		kb_err("%s: --config %s: %s", cmd, j->config, strerror(errno));
-		return KB_EXIT_USAGE;
+		snprintf(err, size, "--config %s: %s", j->config, strerror(errno));
+		return -1;
 	}
 	if (!j->config)
 		j->config = find_config(j->kernel, j->found_config, sizeof(j->found_config));
 	if (j->modules && !is_dir(j->modules)) {
-		kb_err("%s: --modules %s: not a directory (the image's lib/modules/RELEASE)", cmd,
-		       j->modules);
-		return KB_EXIT_USAGE;
+		snprintf(err, size, "--modules %s: not a directory (the image's lib/modules/RELEASE)",
+			 j->modules);
+		return -1;
 	}
 	if (!j->modules && !j->no_modules)
 		j->modules = find_modules(j->kernel, j->found_modules, sizeof(j->found_modules));
@@ -156,8 +92,8 @@ int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 	if (!j->kbench && realpath("/proc/self/exe", j->found_kbench))
 		j->kbench = j->found_kbench;
 	if (!readable(j->kbench)) {
-		kb_err("%s: --kbench %s: %s", cmd, j->kbench, strerror(errno));
-		return KB_EXIT_USAGE;
+		snprintf(err, size, "--kbench %s: %s", j->kbench, strerror(errno));
+		return -1;
 	}
 	return 0;
 }

@@ -1,15 +1,13 @@
 #include "env.h"
+#include "probe.h"
 #include "../lib/sha256.h"
-#include "revision.h"
 #include "../lib/util.h"
-#include "../kernel/probe.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -202,26 +200,17 @@ cJSON *kb_env_capture(void)
 	return env;
 }
 
-void kb_run_fill_header(struct kb_run *run, const char *label)
+cJSON *kb_env_features(void)
 {
 	const struct kb_probe_result *probe = kb_probe_all();
-	struct utsname u;
-	time_t now = time(NULL);
-	struct tm tm;
+	cJSON *features = cJSON_CreateObject();
 
-	uname(&u);
-	gmtime_r(&now, &tm);
-	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(run->host, sizeof(run->host), "%s", u.nodename);
-	snprintf(run->label, sizeof(run->label), "%s", label ? label : u.release);
-	snprintf(run->suite_revision, sizeof(run->suite_revision), "%s", KB_REVISION);
-	run->environment = kb_env_capture();
-	run->features = cJSON_CreateObject();
-	for (size_t i = 0; i < kb_feature_count(); i++) {
-		cJSON *f = cJSON_AddObjectToObject(run->features, probe[i].feature->name);
+	for (size_t i = 0; features && i < kb_feature_count(); i++) {
+		cJSON *f = cJSON_AddObjectToObject(features, probe[i].feature->name);
 
 		cJSON_AddBoolToObject(f, "present", probe[i].present);
 		cJSON_AddStringToObject(f, "state", kb_probe_state_name(&probe[i]));
 		cJSON_AddStringToObject(f, "evidence", probe[i].evidence);
 	}
+	return features;
 }

@@ -1,0 +1,79 @@
+#include "vm_options.h"
+#include "../lib/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
+{
+	long v;
+
+	switch (c) {
+	case KB_OPT_VM_CONFIG:
+		j->config = arg;
+		return 1;
+	case KB_OPT_VM_KBENCH:
+		j->kbench = arg;
+		return 1;
+	case KB_OPT_VM_ACCEL:
+		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg")) {
+			kb_err("%s: bad --accel '%s': expected auto, kvm or tcg", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		j->accel = arg;
+		return 1;
+	case KB_OPT_VM_TCG_THREADS:
+		if (strcmp(arg, "single") && strcmp(arg, "multi")) {
+			kb_err("%s: bad --tcg-threads '%s': expected single or multi", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		j->tcg_multi = !strcmp(arg, "multi");
+		return 1;
+	case KB_OPT_VM_CPUS:
+		if (!kb_parse_long(arg, 1, 64, &j->cpus)) {
+			kb_err("%s: bad --cpus '%s': expected 1..64", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
+	case KB_OPT_VM_MEM:
+		if (!kb_parse_long(arg, 128, 65536, &j->mem_mib)) {
+			kb_err("%s: bad --mem '%s': expected 128..65536 MiB", cmd, arg);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
+	case KB_OPT_VM_TIMEOUT:
+	case KB_OPT_VM_BOOT_TIMEOUT:
+		if (!kb_parse_long(arg, 1, 86400, &v)) {
+			kb_err("%s: bad --%stimeout '%s': expected 1..86400 seconds", cmd,
+			       c == KB_OPT_VM_TIMEOUT ? "" : "boot-", arg);
+			return KB_EXIT_USAGE;
+		}
+		*(c == KB_OPT_VM_TIMEOUT ? &j->timeout_s : &j->boot_timeout_s) = (double)v;
+		return 1;
+	case KB_OPT_VM_KEEP:
+		j->keep = true;
+		return 1;
+	case KB_OPT_VM_MODULES:
+		j->modules = arg;
+		return 1;
+	case KB_OPT_VM_NO_MODULES:
+		j->no_modules = true;
+		return 1;
+	case 'q':
+		j->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
+{
+	char err[8400];
+
+	if (kb_vm_job_resolve(j, err, sizeof(err))) {
+		kb_err("%s: %s", cmd, err);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
