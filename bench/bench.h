@@ -59,6 +59,12 @@ struct kb_sample {
 	double value;		/* the metric, for benchmarks with timed == false */
 };
 
+/* A collector a benchmark asks for (bench/collectors.c lists them) and its argument. */
+struct kb_collect {
+	const char *name;	/* "slab" */
+	const char *arg;	/* "vm_area_struct" (what it means is the collector's), or NULL */
+};
+
 struct kb_bench {
 	const char *name;	/* "mm/guard/install" */
 	const char *summary;	/* one line for `kbench list` */
@@ -90,10 +96,12 @@ struct kb_bench {
 	void (*teardown)(void *state);
 	/* After the last round: frees what the state kept across rounds (may be NULL). */
 	void (*release)(void *state);
-	/* Slab caches whose change across the measured work is recorded, "a,b" (may be NULL). */
-	const char *slab_caches;
-	/* Record the lock wait of the process's threads across the measured work. */
-	bool lock_wait;
+	/*
+	 * What to record about the measured work besides the metric: the
+	 * collectors by name, with their argument (bench/collector.h),
+	 * terminated by {NULL}; NULL for none.
+	 */
+	const struct kb_collect *collect;
 	/* Whether a method x parameter combination is a case at all (NULL: all are). */
 	bool (*applies)(const struct kb_case *c);
 	/* What it needs beyond its family's needs (enum kb_need), checked before a run. */
