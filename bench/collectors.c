@@ -14,10 +14,12 @@
 
 extern const struct kb_collector_ops kb_collect_slab;
 extern const struct kb_collector_ops kb_collect_lockwait;
+extern const struct kb_collector_ops kb_collect_faults;
 
 const struct kb_collector_ops *const kb_collectors[] = {
 	&kb_collect_slab,
 	&kb_collect_lockwait,
+	&kb_collect_faults,
 	NULL,
 };
 

@@ -469,6 +469,13 @@ static const struct kb_collect collect_vmas[] = {
 	{ NULL, NULL },
 };
 
+/* And where page faults are the point: a guard touch maps nothing, a fresh page one. */
+static const struct kb_collect collect_vmas_faults[] = {
+	{ "slab", "vm_area_struct" },
+	{ "faults", NULL },
+	{ NULL, NULL },
+};
+
 #define GUARD_BENCH(...) {						\
 	.methods = methods, .baseline = "prot_none",			\
 	.state_size = sizeof(struct guard_state),			\
@@ -476,7 +483,7 @@ static const struct kb_collect collect_vmas[] = {
 
 const struct kb_bench kb_mm_guard[] = {
 	GUARD_BENCH(.name = "mm/guard/install",
-		    .collect = collect_vmas,
+		    .collect = collect_vmas_faults,
 		    .summary = "install a guard at the low end of each of N regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
@@ -494,7 +501,7 @@ const struct kb_bench kb_mm_guard[] = {
 		    .axes = layout_axes,
 		    .setup = guard_setup, .sample = vmas_sample),
 	GUARD_BENCH(.name = "mm/guard/fault",
-		    .collect = collect_vmas,
+		    .collect = collect_vmas_faults,
 		    .summary = "touch a guard page: SIGSEGV delivered and recovered",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
@@ -520,7 +527,7 @@ const struct kb_bench kb_mm_guard[] = {
 		    .facts = capacity_facts,
 		    .needs = KB_NEED_ROOT),	/* writes vm.max_map_count */
 	GUARD_BENCH(.name = "mm/guard/contention",
-		    .collect = collect_vmas,
+		    .collect = collect_vmas_faults,
 		    .summary = "page-fault rate of T threads while one thread toggles guards",
 		    .metric = "fault_rate", .unit = "faults/s", .direction = KB_HIGHER_IS_BETTER,
 		    .axes = contention_axes,
