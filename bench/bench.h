@@ -29,6 +29,15 @@ struct kb_axis {
 
 #define KB_MAX_PARAMS 8
 
+/*
+ * Run-wide settings a benchmark's setup may read: the harness copies them
+ * from the run options (struct kb_run_opts.ctx) into every case.
+ */
+struct kb_run_ctx {
+	const char *net_dev;	/* --net-dev: a real NIC for net/ instead of veth, or NULL */
+	const char *net_peer;	/* --net-peer: the machine across it (IPv4), or NULL */
+};
+
 /* One point of the sweep: method plus one value per axis. */
 struct kb_case {
 	const struct kb_bench *bench;
@@ -39,6 +48,7 @@ struct kb_case {
 		char value[32];
 	} params[KB_MAX_PARAMS];
 	char canonical[256];	/* "method=madv_guard,regions=1000,guard_pages=1" */
+	struct kb_run_ctx ctx;	/* the run's settings (not part of the case's name) */
 };
 
 /* Integer value of a parameter of this case (the axes are numeric). */

@@ -398,8 +398,10 @@ static void collect_cases(const struct kb_bench *b, void *arg)
 	if (!kb_bench_matches(b, a->o->filter))
 		return;
 	n = kb_expand_cases(b, a->o->full, cases, KB_MAX_CASES);
-	for (int i = 0; i < n && a->n < a->cap; i++)
-		a->cases[a->n++] = (struct case_ctx){ .c = cases[i], .batch = 1 };
+	for (int i = 0; i < n && a->n < a->cap; i++) {
+		a->cases[a->n] = (struct case_ctx){ .c = cases[i], .batch = 1 };
+		a->cases[a->n++].c.ctx = a->o->ctx;
+	}
 }
 
 /*
