@@ -29,6 +29,15 @@ struct kb_axis {
 
 #define KB_MAX_PARAMS 8
 
+/*
+ * Run-wide settings a benchmark's setup may read: the harness copies them
+ * from the run options (struct kb_run_opts.ctx) into every case.
+ */
+struct kb_run_ctx {
+	const char *net_dev;	/* --net-dev: a real NIC for net/ instead of veth, or NULL */
+	const char *net_peer;	/* --net-peer: the machine across it (IPv4), or NULL */
+};
+
 /* One point of the sweep: method plus one value per axis. */
 struct kb_case {
 	const struct kb_bench *bench;
@@ -39,6 +48,7 @@ struct kb_case {
 		char value[32];
 	} params[KB_MAX_PARAMS];
 	char canonical[256];	/* "method=madv_guard,regions=1000,guard_pages=1" */
+	struct kb_run_ctx ctx;	/* the run's settings (not part of the case's name) */
 };
 
 /* Integer value of a parameter of this case (the axes are numeric). */
@@ -57,6 +67,12 @@ void kb_meter_end(struct kb_meter *m);
 struct kb_sample {
 	uint64_t ops;		/* operations inside the brackets */
 	double value;		/* the metric, for benchmarks with timed == false */
+};
+
+/* A collector a benchmark asks for (bench/collectors.c lists them) and its argument. */
+struct kb_collect {
+	const char *name;	/* "slab" */
+	const char *arg;	/* "vm_area_struct" (what it means is the collector's), or NULL */
 };
 
 struct kb_bench {
@@ -90,10 +106,12 @@ struct kb_bench {
 	void (*teardown)(void *state);
 	/* After the last round: frees what the state kept across rounds (may be NULL). */
 	void (*release)(void *state);
-	/* Slab caches whose change across the measured work is recorded, "a,b" (may be NULL). */
-	const char *slab_caches;
-	/* Record the lock wait of the process's threads across the measured work. */
-	bool lock_wait;
+	/*
+	 * What to record about the measured work besides the metric: the
+	 * collectors by name, with their argument (bench/collector.h),
+	 * terminated by {NULL}; NULL for none.
+	 */
+	const struct kb_collect *collect;
 	/* Whether a method x parameter combination is a case at all (NULL: all are). */
 	bool (*applies)(const struct kb_case *c);
 	/* What it needs beyond its family's needs (enum kb_need), checked before a run. */

@@ -1,4 +1,14 @@
-#include "collect_lockwait.h"
+/*
+ * The lock-wait collector, "lock_wait": time the benchmark's own threads
+ * spent waiting on sleeping locks (lock:contention_begin/end, through a BPF
+ * program; bench/bpf/lockwait.bpf.c) during the measured work, per
+ * operation; net/rtnl/ops asks for it. It takes no argument. The RTNL
+ * mutex's share is counted apart where /proc/kallsyms gives its address
+ * (CONFIG_KALLSYMS_ALL). Output: collectors.lock_wait {source,
+ * wait_ns_per_op, waits_per_op, rtnl_lock, rtnl_wait_ns_per_op,
+ * rtnl_waits_per_op}, or {skipped: why}.
+ */
+#include "collector.h"
 #include "../kernel/bpf/bpf_inspect.h"
 #include "lockwait.skel.h"
 
@@ -6,6 +16,19 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Wait on every sleeping lock, and on the RTNL mutex alone where its address is known. */
+struct kb_lock_counts {
+	uint64_t wait_ns, waits, rtnl_wait_ns, rtnl_waits;
+};
+
+struct lockwait_collector {
+	bool measured;
+	struct kb_lock_counts at_begin;	/* at kb_meter_begin */
+	struct kb_lock_counts pending;	/* of the current sample */
+	struct kb_lock_counts total;	/* of the measured samples */
+	uint64_t ops;
+};
 
 /* One program for the whole run, loaded on first use. */
 static struct lockwait_bpf *prog;
@@ -66,28 +89,36 @@ static bool loaded(void)
 	return prog != NULL;
 }
 
-void kb_lockwait_collector_init(struct kb_lockwait_collector *c, bool wanted)
+static int lockwait_init(void *state, const char *arg, char *why, size_t size)
 {
-	memset(c, 0, sizeof(*c));
-	c->wanted = wanted;
+	(void)state;
+	if (arg) {
+		snprintf(why, size, "lock_wait: takes no argument (got '%s')", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
-void kb_lockwait_collector_arm(struct kb_lockwait_collector *c, bool measured)
+static void lockwait_arm(void *state, bool measured)
 {
 	static const struct kb_lock_counts zero;
+	struct lockwait_collector *c = state;
 
-	c->measured = measured && c->wanted && loaded();
+	c->measured = measured && loaded();
 	c->pending = zero;
 }
 
-void kb_lockwait_collector_begin(struct kb_lockwait_collector *c)
+static void lockwait_begin(void *state)
 {
+	struct lockwait_collector *c = state;
+
 	if (c->measured)
 		c->at_begin = now();
 }
 
-void kb_lockwait_collector_end(struct kb_lockwait_collector *c)
+static void lockwait_end(void *state)
 {
+	struct lockwait_collector *c = state;
 	struct kb_lock_counts end;
 
 	if (!c->measured)
@@ -96,9 +127,10 @@ void kb_lockwait_collector_end(struct kb_lockwait_collector *c)
 	add_diff(&c->pending, &end, &c->at_begin);
 }
 
-void kb_lockwait_collector_sample(struct kb_lockwait_collector *c, uint64_t ops)
+static void lockwait_sample(void *state, uint64_t ops)
 {
 	static const struct kb_lock_counts zero;
+	struct lockwait_collector *c = state;
 
 	if (!c->measured)
 		return;
@@ -106,12 +138,15 @@ void kb_lockwait_collector_sample(struct kb_lockwait_collector *c, uint64_t ops)
 	c->ops += ops;
 }
 
-void kb_lockwait_collector_attach(const struct kb_lockwait_collector *c, struct kb_result *r)
+/*
+ * collectors.lock_wait: wait ns and waits per operation (all sleeping locks,
+ * and rtnl_* for the RTNL mutex found by address), or why not measured.
+ */
+static void lockwait_attach(const void *state, struct kb_result *r)
 {
+	const struct lockwait_collector *c = state;
 	cJSON *o;
 
-	if (!c->wanted)
-		return;
 	o = cJSON_AddObjectToObject(r->collectors, "lock_wait");
 	if (!c->ops) {
 		cJSON_AddStringToObject(o, "skipped", prog_error[0] ? prog_error : "no sample collected");
@@ -133,7 +168,7 @@ void kb_lockwait_collector_attach(const struct kb_lockwait_collector *c, struct 
 				(double)c->total.rtnl_waits / (double)c->ops);
 }
 
-void kb_lockwait_collector_shutdown(void)
+static void lockwait_shutdown(void)
 {
 	lockwait_bpf__destroy(prog);
 	prog = NULL;
@@ -141,3 +176,15 @@ void kb_lockwait_collector_shutdown(void)
 	prog_error[0] = '\0';
 	rtnl_addr = 0;
 }
+
+const struct kb_collector_ops kb_collect_lockwait = {
+	.name = "lock_wait",
+	.size = sizeof(struct lockwait_collector),
+	.init = lockwait_init,
+	.arm = lockwait_arm,
+	.begin = lockwait_begin,
+	.end = lockwait_end,
+	.sample = lockwait_sample,
+	.attach = lockwait_attach,
+	.shutdown = lockwait_shutdown,
+};

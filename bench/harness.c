@@ -1,7 +1,6 @@
 #include "harness.h"
 #include "../lib/filter.h"
-#include "collect_lockwait.h"
-#include "collect_slab.h"
+#include "collector.h"
 #include "../kernel/counters.h"
 #include "../kernel/load.h"
 #include "../kernel/undo.h"
@@ -21,16 +20,20 @@
 
 struct kb_meter {
 	struct kb_counters *counters;
-	struct kb_slab_collector slab;	/* snapshots outside the timed span */
-	struct kb_lockwait_collector lockwait;
+	/* The collectors the benchmark asked for, in table order: snapshots outside the timed span. */
+	int ncollect;
+	struct {
+		const struct kb_collector_ops *ops;
+		void *state;
+	} collect[KB_MAX_COLLECT];
 	uint64_t t0, ns;
 	uint64_t c0[KB_NCOUNTERS], counts[KB_NCOUNTERS];
 };
 
 void kb_meter_begin(struct kb_meter *m)
 {
-	kb_slab_collector_begin(&m->slab);
-	kb_lockwait_collector_begin(&m->lockwait);
+	for (int i = 0; i < m->ncollect; i++)
+		m->collect[i].ops->begin(m->collect[i].state);
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->c0[i] = kb_counter_read(m->counters, i);
 	kb_counters_enable(m->counters);
@@ -45,8 +48,40 @@ void kb_meter_end(struct kb_meter *m)
 	m->ns += t1 - m->t0;
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->counts[i] += kb_counter_read(m->counters, i) - m->c0[i];
-	kb_lockwait_collector_end(&m->lockwait);
-	kb_slab_collector_end(&m->slab);
+	for (int i = m->ncollect - 1; i >= 0; i--)
+		m->collect[i].ops->end(m->collect[i].state);
+}
+
+/*
+ * The collectors b asks for, each with a fresh state, in the table's order
+ * (their nesting order). 0, or -errno with why filled (an unknown name, a
+ * bad argument).
+ */
+static int meter_init(struct kb_meter *m, const struct kb_bench *b, char *why, size_t size)
+{
+	int err = kb_collect_check(b, why, size);
+
+	for (const struct kb_collector_ops *const *ops = kb_collectors; !err && *ops; ops++)
+		for (const struct kb_collect *k = b->collect; !err && k && k->name; k++) {
+			void *state;
+
+			if (strcmp(k->name, (*ops)->name))
+				continue;
+			state = calloc(1, (*ops)->size ? (*ops)->size : 1);
+			if (!state)
+				return -ENOMEM;
+			m->collect[m->ncollect].ops = *ops;
+			m->collect[m->ncollect++].state = state;
+			err = (*ops)->init(state, k->arg, why, size);
+		}
+	return err;
+}
+
+static void meter_free(struct kb_meter *m)
+{
+	for (int i = 0; i < m->ncollect; i++)
+		free(m->collect[i].state);
+	m->ncollect = 0;
 }
 
 long kb_case_long(const struct kb_case *c, const char *key)
@@ -309,14 +344,14 @@ static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 
 	bool warmup = round <= KB_WARMUP_SAMPLES;
 
-	kb_slab_collector_arm(&x->meter.slab, !warmup);
-	kb_lockwait_collector_arm(&x->meter.lockwait, !warmup);
+	for (int i = 0; i < x->meter.ncollect; i++)
+		x->meter.collect[i].ops->arm(x->meter.collect[i].state, !warmup);
 	if (!err && round == 0 && b->timed) {
 		err = size_batch(x, r);
 	} else if (!err && !(err = take_sample(x, &v, &ops, &ns))) {
 		kb_result_add_sample(r, v, warmup);
-		kb_slab_collector_sample(&x->meter.slab, ops);
-		kb_lockwait_collector_sample(&x->meter.lockwait, ops);
+		for (int i = 0; i < x->meter.ncollect; i++)
+			x->meter.collect[i].ops->sample(x->meter.collect[i].state, ops);
 		if (!warmup) {
 			x->total_ops += ops;
 			for (int k = 0; k < KB_NCOUNTERS; k++)
@@ -342,8 +377,8 @@ static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct
 		kb_result_add_fact(r, "baseline", b->baseline);
 	if (b->facts)
 		b->facts(x->state, r);
-	kb_slab_collector_attach(&x->meter.slab, r);
-	kb_lockwait_collector_attach(&x->meter.lockwait, r);
+	for (int i = 0; i < x->meter.ncollect; i++)
+		x->meter.collect[i].ops->attach(x->meter.collect[i].state, r);
 	r->has_load = x->has_load;
 	r->load = x->load;
 }
@@ -363,21 +398,38 @@ static void collect_cases(const struct kb_bench *b, void *arg)
 	if (!kb_bench_matches(b, a->o->filter))
 		return;
 	n = kb_expand_cases(b, a->o->full, cases, KB_MAX_CASES);
-	for (int i = 0; i < n && a->n < a->cap; i++)
-		a->cases[a->n++] = (struct case_ctx){ .c = cases[i], .batch = 1 };
+	for (int i = 0; i < n && a->n < a->cap; i++) {
+		a->cases[a->n] = (struct case_ctx){ .c = cases[i], .batch = 1 };
+		a->cases[a->n++].c.ctx = a->o->ctx;
+	}
 }
 
-/* Results in case order; a case that cannot run becomes a skip with the reason. */
+/*
+ * Results in case order; a case that cannot run becomes a skip with the
+ * reason, one whose collectors are not right (an unknown name) a failure.
+ */
 static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
-			 struct kb_run *run)
+			 struct kb_run *run, int *failed)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		struct case_ctx *x = &a->cases[i];
 		const struct kb_bench *b = x->c.bench;
+		char reason[300];
+		int err;
 
 		x->meter.counters = counters;
-		kb_slab_collector_init(&x->meter.slab, b->slab_caches);
-		kb_lockwait_collector_init(&x->meter.lockwait, b->lock_wait);
+		err = meter_init(&x->meter, b, x->why, sizeof(x->why));
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			kb_err("%s %s: failed: %s", b->name, x->c.canonical, x->why);
+			(*failed)++;
+			x->done = true;
+			snprintf(reason, sizeof(reason), "failed: %s", x->why);
+			if (kb_run_add_skip(run, b->name, x->c.canonical, reason))
+				return -ENOMEM;
+			continue;
+		}
 		if (case_unavailable(&x->c, x->why, sizeof(x->why))) {
 			x->done = true;
 			if (kb_run_add_skip(run, b->name, x->c.canonical, x->why))
@@ -440,7 +492,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		return -ENOMEM;
 	}
 	kb_for_each_bench(collect_cases, &a);
-	err = prepare_cases(&a, counters, run);
+	err = prepare_cases(&a, counters, run, failed);
 	/*
 	 * Rounds interleave the cases: every case takes one sample per round, so
 	 * drift in the machine over the run spreads over all cases and shows
@@ -473,11 +525,13 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		if (a.cases[i].state && a.cases[i].c.bench->release)
 			a.cases[i].c.bench->release(a.cases[i].state);
 		free(a.cases[i].state);
+		meter_free(&a.cases[i].meter);
 		kb_load_snap_free(&a.cases[i].load0);
 	}
 	free(a.cases);
-	kb_slab_collector_shutdown();
-	kb_lockwait_collector_shutdown();
+	for (const struct kb_collector_ops *const *ops = kb_collectors; *ops; ops++)
+		if ((*ops)->shutdown)
+			(*ops)->shutdown();
 	kb_counters_close(counters);
 	if (!err && kb_stop_requested())
 		err = -EINTR;

@@ -16,6 +16,7 @@ struct kb_run_opts {
 	long samples;		/* -r; 0 picks the default for quick/full */
 	const char *filter;	/* fnmatch glob on the benchmark name, NULL = all */
 	bool progress;		/* progress line on stderr */
+	struct kb_run_ctx ctx;	/* handed to every case (struct kb_case.ctx) */
 };
 
 #define KB_QUICK_SAMPLES 20

@@ -67,7 +67,7 @@ void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_
 	cJSON_AddStringToObject(s, "filter", o->filter ? o->filter : "*");
 }
 
-int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli)
+int kb_suite_check(const char *cmd, struct kb_suite_cli *cli)
 {
 	struct kb_topo t;
 	char why[256];
@@ -83,6 +83,7 @@ int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli)
 		kb_err("%s: %s", cmd, why);
 		return KB_EXIT_USAGE;
 	}
-	kb_net_target_set(cli->net_dev, cli->net_peer);
+	cli->opts.ctx.net_dev = cli->net_dev;
+	cli->opts.ctx.net_peer = cli->net_peer;
 	return 0;
 }

@@ -48,10 +48,11 @@ int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli
 
 /*
  * After the options: --net-dev and --net-peer come together, name an
- * existing device and an IPv4 address; then the net/ benchmarks use them.
+ * existing device and an IPv4 address; then they go into opts.ctx, which
+ * the harness hands to every case, and the net/ benchmarks use them.
  * 0, or KB_EXIT_USAGE with the error printed.
  */
-int kb_suite_check(const char *cmd, const struct kb_suite_cli *cli);
+int kb_suite_check(const char *cmd, struct kb_suite_cli *cli);
 
 /*
  * Records what was asked for in env.selection {command, preset, samples,

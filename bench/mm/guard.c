@@ -463,43 +463,63 @@ static const struct kb_axis contention_axes[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* PROT_NONE splits a VMA per guard (vm_area_struct grows); a guard page adds none. */
+static const struct kb_collect collect_vmas[] = {
+	{ "slab", "vm_area_struct" },
+	{ NULL, NULL },
+};
+
+/* And where page faults are the point: a guard touch maps nothing, a fresh page one. */
+static const struct kb_collect collect_vmas_faults[] = {
+	{ "slab", "vm_area_struct" },
+	{ "faults", NULL },
+	{ NULL, NULL },
+};
+
 #define GUARD_BENCH(...) {						\
 	.methods = methods, .baseline = "prot_none",			\
 	.state_size = sizeof(struct guard_state),			\
-	.teardown = guard_teardown, .slab_caches = "vm_area_struct", __VA_ARGS__ }
+	.teardown = guard_teardown, __VA_ARGS__ }
 
 const struct kb_bench kb_mm_guard[] = {
 	GUARD_BENCH(.name = "mm/guard/install",
+		    .collect = collect_vmas_faults,
 		    .summary = "install a guard at the low end of each of N regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
 		    .setup = guard_setup, .sample = install_sample),
 	GUARD_BENCH(.name = "mm/guard/remove",
+		    .collect = collect_vmas,
 		    .summary = "remove the guards of N regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
 		    .setup = guard_setup, .sample = remove_sample),
 	GUARD_BENCH(.name = "mm/guard/vmas",
+		    .collect = collect_vmas,
 		    .summary = "VMAs added per guarded region (from /proc/self/maps)",
 		    .metric = "vma_growth", .unit = "vmas/region", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes,
 		    .setup = guard_setup, .sample = vmas_sample),
 	GUARD_BENCH(.name = "mm/guard/fault",
+		    .collect = collect_vmas_faults,
 		    .summary = "touch a guard page: SIGSEGV delivered and recovered",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
 		    .setup = fault_setup, .sample = fault_sample),
 	GUARD_BENCH(.name = "mm/guard/munmap",
+		    .collect = collect_vmas,
 		    .summary = "munmap of a mapping holding N guarded regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
 		    .setup = guard_setup, .sample = munmap_sample),
 	GUARD_BENCH(.name = "mm/guard/fork",
+		    .collect = collect_vmas,
 		    .summary = "fork+exit+wait of a process holding N guarded regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true,
 		    .setup = guarded_setup, .sample = fork_sample),
 	GUARD_BENCH(.name = "mm/guard/capacity",
+		    .collect = collect_vmas,
 		    .summary = "guarded regions that fit under vm.max_map_count (set, then restored)",
 		    .metric = "regions", .unit = "regions", .direction = KB_HIGHER_IS_BETTER,
 		    .axes = capacity_axes,
@@ -507,6 +527,7 @@ const struct kb_bench kb_mm_guard[] = {
 		    .facts = capacity_facts,
 		    .needs = KB_NEED_ROOT),	/* writes vm.max_map_count */
 	GUARD_BENCH(.name = "mm/guard/contention",
+		    .collect = collect_vmas_faults,
 		    .summary = "page-fault rate of T threads while one thread toggles guards",
 		    .metric = "fault_rate", .unit = "faults/s", .direction = KB_HIGHER_IS_BETTER,
 		    .axes = contention_axes,

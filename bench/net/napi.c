@@ -105,10 +105,11 @@ static void cpu_ticks(unsigned long long *softirq, unsigned long long *total)
 }
 
 /*
- * A fresh veth pair with the method's NAPI settings on both ends (read back
- * into napi) and its epoll parameters in *ep. 0, or -errno with why.
+ * A fresh veth pair, or the case's --net-dev and its peer (c->ctx), with
+ * the method's NAPI settings on both ends (read back into napi) and its
+ * epoll parameters in *ep. 0, or -errno with why.
  */
-static int method_topology(struct kb_topo *t, const char *method, bool threaded,
+static int method_topology(struct kb_topo *t, const struct kb_case *c, bool threaded,
 			   struct kb_epoll_params *ep, char *napi, size_t napi_size, char *why,
 			   size_t size)
 {
@@ -117,9 +118,9 @@ static int method_topology(struct kb_topo *t, const char *method, bool threaded,
 	size_t na = 0, nb = 0;
 	bool set_napi;
 	uint64_t accepted = 0;
-	int err = kb_net_target_dev()
-			  ? kb_topo_remote(t, kb_net_target_dev(), kb_net_target_peer(), why, size)
-			  : kb_topo_create(t, 1, why, size);
+	const char *method = c->method->name;
+	int err = c->ctx.net_dev ? kb_topo_remote(t, c->ctx.net_dev, c->ctx.net_peer, why, size)
+				 : kb_topo_create(t, 1, why, size);
 
 	if (err)
 		return err;
@@ -155,7 +156,7 @@ static int rr_setup(void *state, const struct kb_case *c, char *why, size_t size
 {
 	struct rr_state *s = state;
 	struct kb_epoll_params ep;
-	int err = method_topology(&s->topo, c->method->name, kb_case_long(c, "threaded") == 1, &ep,
+	int err = method_topology(&s->topo, c, kb_case_long(c, "threaded") == 1, &ep,
 				  s->napi, sizeof(s->napi), why, size);
 
 	if (err)
@@ -256,7 +257,7 @@ static int bulk_setup(void *state, const struct kb_case *c, char *why, size_t si
 {
 	struct bulk_state *s = state;
 	struct kb_epoll_params ep;
-	int err = method_topology(&s->topo, c->method->name, false, &ep, s->napi, sizeof(s->napi),
+	int err = method_topology(&s->topo, c, false, &ep, s->napi, sizeof(s->napi),
 				  why, size);
 
 	s->server = 0;

@@ -284,7 +284,7 @@ const struct kb_bench kb_net_rtnl[] = {
 		.sample = rtnl_sample,
 		.facts = rtnl_facts,
 		.teardown = rtnl_teardown,
-		.lock_wait = true,
+		.collect = (const struct kb_collect[]){ { "lock_wait", NULL }, { NULL, NULL } },
 	},
 	{ 0 },
 };

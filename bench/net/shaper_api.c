@@ -39,9 +39,9 @@ struct api_state {
 };
 
 /* The device: --net-dev, or a fresh netdevsim in a suite namespace. */
-static int pick_device(struct api_state *s, char *why, size_t size)
+static int pick_device(struct api_state *s, const struct kb_case *c, char *why, size_t size)
 {
-	const char *dev = kb_net_target_dev();
+	const char *dev = c->ctx.net_dev;
 	struct kb_nsim nsim;
 	int err;
 
@@ -145,7 +145,7 @@ static int api_setup(void *state, const struct kb_case *c, char *why, size_t siz
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	if ((err = pick_device(s, why, size)) || (err = kb_shaper_open(&s->g, s->ns, why, size)))
+	if ((err = pick_device(s, c, why, size)) || (err = kb_shaper_open(&s->g, s->ns, why, size)))
 		return err;
 	s->open = true;
 	s->queue.handle.scope = NET_SHAPER_SCOPE_QUEUE;

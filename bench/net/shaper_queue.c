@@ -112,7 +112,7 @@ static int set_shapers(struct queue_state *s, char *why, size_t size)
 static int queue_setup(void *state, const struct kb_case *c, char *why, size_t size)
 {
 	struct queue_state *s = state;
-	const char *dev = kb_net_target_dev(), *peer = kb_net_target_peer();
+	const char *dev = c->ctx.net_dev, *peer = c->ctx.net_peer;
 	struct kb_iperf_tally tally = s->tally;	/* the facts sum over every round */
 	int err;
 

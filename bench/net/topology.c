@@ -14,24 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *target_dev, *target_peer;
-
-void kb_net_target_set(const char *dev, const char *peer)
-{
-	target_dev = dev;
-	target_peer = peer;
-}
-
-const char *kb_net_target_dev(void)
-{
-	return target_dev;
-}
-
-const char *kb_net_target_peer(void)
-{
-	return target_peer;
-}
-
 int kb_topo_remote(struct kb_topo *t, const char *dev, const char *peer, char *why, size_t size)
 {
 	struct in_addr in;

@@ -49,14 +49,9 @@ int kb_veth_check(char *why, size_t size);
 /*
  * The --net-dev/--net-peer mode: no namespaces (ns_a = ns_b = -1, "this
  * namespace"), side a is the real device dev, side b the peer machine at
- * address peer (running `kbench napi serve` and `iperf3 -s`). 0, or
- * -errno with why.
+ * address peer (running `kbench napi serve` and `iperf3 -s`): what a case
+ * gets in struct kb_case.ctx. 0, or -errno with why.
  */
 int kb_topo_remote(struct kb_topo *t, const char *dev, const char *peer, char *why, size_t size);
-
-/* The device and peer of --net-dev/--net-peer, or NULL (the default: veth). */
-void kb_net_target_set(const char *dev, const char *peer);
-const char *kb_net_target_dev(void);
-const char *kb_net_target_peer(void);
 
 #endif
