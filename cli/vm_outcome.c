@@ -57,3 +57,10 @@ int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
 	cJSON_AddNumberToObject(vm, "total_s", o->total_s);
 	return 0;
 }
+
+int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	int rc = kb_vm_option(who, o->key, arg, v);
+
+	return rc == 1 ? 0 : rc ? rc : KB_EXIT_USAGE;
+}
