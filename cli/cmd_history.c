@@ -70,6 +70,10 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 		kb_err("history: unexpected argument '%s' (metrics are chosen with -f)", argv[optind]);
 		return KB_EXIT_USAGE;
 	}
+	if (cli->like && !cli->since) {
+		kb_err("history: --like RUN qualifies --since latest~N: give --since too");
+		return KB_EXIT_USAGE;
+	}
 	return 0;
 }
 

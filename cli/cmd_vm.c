@@ -70,6 +70,15 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 		return rc;
 	cli->job.args = optind < argc ? argv + optind : default_args;
 	cli->job.nargs = optind < argc ? argc - optind : 2;
+	if (!kb_vm_job_is_run(&cli->job) && (cli->json || cli->db)) {
+		/*
+		 * Only a guest run is stored or printed as a run: -J and --db would do
+		 * nothing (--no-store holds anyway; the guest's own -J is its option).
+		 */
+		kb_err("vm run: -J and --db are for a guest `run`, not '%s' (its own options "
+		       "go after --)", cli->job.args[0]);
+		return KB_EXIT_USAGE;
+	}
 	if (kb_vm_job_is_run(&cli->job) &&
 	    (rc = kb_run_check_guest_args(cli->job.nargs - 1, cli->job.args + 1)))
 		return rc;
