@@ -239,7 +239,7 @@ nightly: setup
 kernel-ab: setup-vm
 	@$(MAKE) --no-print-directory all
 	@test -n "$(BASE)" -a -n "$(PATCHED)" || { echo "kbench: make kernel-ab BASE=IMAGE PATCHED=IMAGE" >&2; exit 2; }
-	$(BUILD)/kbench ab --base $(BASE) --patched $(PATCHED) -r $(or $(ROUNDS),3) -- $(or $(RUN),--quick)
+	$(BUILD)/kbench ab --base $(BASE) --patched $(PATCHED) -n $(or $(ROUNDS),3) -- $(or $(RUN),--quick)
 
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup-test

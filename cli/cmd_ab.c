@@ -7,7 +7,9 @@
 #include "vm_options.h"
 #include "../analysis/compare_refs.h"
 #include "commands.h"
+#include "suite_options.h"
 #include "../kernel/undo.h"
+#include "../lib/options.h"
 #include "../lib/util.h"
 #include "../results/keep.h"
 #include "../results/store.h"
@@ -17,39 +19,66 @@
 #include <string.h>
 #include <time.h>
 
-static const char usage[] =
-	"usage: kbench ab --base BZIMAGE --patched BZIMAGE [-r ROUNDS] [--label PREFIX]\n"
-	"                 [--db PATH] [--threshold P] [--alpha A] [--format F]\n"
-	"                 [VM OPTIONS] [-- RUN OPTIONS]\n"
-	"\n"
-	"Boots base, patched, base, patched ... (ROUNDS of each, default 3) under\n"
-	"qemu, runs `kbench run RUN OPTIONS` (default --quick) inside every boot,\n"
-	"stores each run labelled PREFIX-base or PREFIX-patched (default PREFIX\n"
-	"ab-<UTC time>), then prints kbench compare of the two labels. Each side's\n"
-	"runs are pooled run by run, so the boot-to-boot noise is in the verdicts\n"
-	"(the host's stored history is not used: it is not these VMs').\n"
-	"\n"
-	"  --base, --patched  the two kernel images (each one's .config is looked for\n"
-	"                     next to it, as kbench vm run does)\n"
-	"  -r, --rounds N     boots of each image (default 3)\n"
-	"  --label PREFIX     label prefix of the stored runs\n"
-	"  --db PATH          the store (default %s)\n"
-	"  --threshold, --alpha, --format   passed to kbench compare\n"
-	KB_VM_OPTIONS_HELP
-	"\n"
-	"exit: 0 no regression, 1 a regression, 2 bad input, 3 a boot failed\n";
-
 #define MAX_RUN_ARGS 64
 
 struct ab_cli {
 	struct kb_vm_job side[2];	/* base, patched */
 	char label[2][KB_LABEL_MAX];
+	const char *image[2], *prefix;
 	const char *db;
 	/* kbench compare of the two labels: both sides pooled, no stored history. */
 	struct kb_compare_request compare;
 	long rounds;
 	char **run_args;
 	int nrun_args;
+};
+
+/* -r was ab's rounds once; everywhere else it is samples. */
+static int ab_no_r(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	(void)o;
+	(void)arg;
+	(void)v;
+	kb_err("%s: -r is not an option of ab: rounds are -n N (--rounds); a run's samples "
+	       "go after -- (ab ... -- -r N)", who);
+	return KB_EXIT_USAGE;
+}
+
+static const struct kb_option ab_options[] = {
+	{ KB_O("base", 0, KB_OPT_STRING, offsetof(struct ab_cli, image[0]), "BZIMAGE",
+	       "the base kernel image (its .config is looked for next to\n"
+	       "it, as kbench vm run does)") },
+	{ KB_O("patched", 0, KB_OPT_STRING, offsetof(struct ab_cli, image[1]), "BZIMAGE",
+	       "the patched kernel image") },
+	{ KB_O("rounds", 'n', KB_OPT_LONG, offsetof(struct ab_cli, rounds), "N",
+	       "boots of each image (default 3)"), .min = 1, .max = 100 },
+	{ KB_O(NULL, 'r', KB_OPT_CALL_FLAG, 0, NULL, NULL), .fn = ab_no_r },
+	{ KB_O("label", 0, KB_OPT_STRING, offsetof(struct ab_cli, prefix), "PREFIX",
+	       "label prefix of the stored runs (default ab-<UTC time>)") },
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct ab_cli, db), "PATH", "the store"),
+	  .dflt = kb_store_default_path },
+	/* compare's options, checked now: a bad one must not wait for 2 x ROUNDS boots. */
+	KB_OPT_THRESHOLD(struct ab_cli, compare.opts.threshold),
+	KB_OPT_ALPHA(struct ab_cli, compare.opts.alpha),
+	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct ab_cli, compare.format), "F",
+	       "the verdict table's format: text|markdown|json (default text)"),
+	  .fn = kb_opt_format, .key = 1 },
+	KB_VM_OPTIONS(struct ab_cli, side[0]),
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_ab = {
+	.name = "ab",
+	.synopsis = "--base BZIMAGE --patched BZIMAGE [-n ROUNDS] [OPTIONS] [-- RUN OPTIONS]",
+	.about = "  Boots base, patched, base, patched ... (ROUNDS of each, default 3) under\n"
+		 "  qemu, runs `kbench run RUN OPTIONS` (default --quick) inside every boot,\n"
+		 "  stores each run labelled PREFIX-base or PREFIX-patched, then prints\n"
+		 "  kbench compare of the two labels. Each side's runs are pooled run by run,\n"
+		 "  so the boot-to-boot noise is in the verdicts (the host's stored history\n"
+		 "  is not used: it is not these VMs').\n",
+	.options = ab_options,
+	.more = "exit: 0 no regression, 1 a regression, 2 bad input, 3 a boot failed\n",
+	.flags = KB_CMD_STOP_AT_ARG,
 };
 
 static const char *const side_name[2] = { "base", "patched" };
@@ -80,67 +109,11 @@ static int set_labels(struct ab_cli *cli, const char *prefix)
 
 static int parse(int argc, char **argv, struct ab_cli *cli)
 {
-	enum { OPT_BASE = 256, OPT_PATCHED, OPT_LABEL, OPT_DB, OPT_THRESHOLD, OPT_ALPHA,
-	       OPT_FORMAT };
-	static const struct option opts[] = {
-		KB_VM_LONG_OPTIONS,
-		{ "base", required_argument, NULL, OPT_BASE },
-		{ "patched", required_argument, NULL, OPT_PATCHED },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *prefix = NULL, *image[2] = { NULL, NULL };
-	int c, rc;
+	int rc = kb_opt_parse(&kb_cmd_ab, NULL, argc, argv, cli);
+	const char **image = cli->image, *prefix = cli->prefix;
 
-	while ((c = getopt_long(argc, argv, "+r:qh", opts, NULL)) != -1) {
-		rc = kb_vm_option("ab", c, optarg, &cli->side[0]);
-		if (rc == 1)
-			continue;
-		if (rc)
-			return rc;
-		switch (c) {
-		case OPT_BASE:
-		case OPT_PATCHED:
-			image[c == OPT_PATCHED] = optarg;
-			break;
-		case 'r':
-			if (!kb_parse_long(optarg, 1, 100, &cli->rounds)) {
-				kb_err("ab: bad --rounds '%s': expected 1..100", optarg);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case OPT_LABEL:
-			prefix = optarg;
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		/* compare's options, checked now: a bad one must not wait for 2 x ROUNDS boots. */
-		case OPT_THRESHOLD:
-			if (kb_option_percent("ab", "threshold", optarg, &cli->compare.opts.threshold))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_ALPHA:
-			if (kb_option_alpha("ab", optarg, &cli->compare.opts.alpha))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_FORMAT:
-			if (kb_option_format("ab", optarg, true, &cli->compare.format))
-				return KB_EXIT_USAGE;
-			break;
-		case 'h':
-			printf(usage, kb_store_default_path());
-			return -1;
-		default:
-			return kb_bad_option("ab", argv);
-		}
-	}
+	if (rc)
+		return rc;
 	if (!image[0] || !image[1]) {
 		kb_err("ab: --base and --patched are both needed (two kernel images)");
 		return KB_EXIT_USAGE;

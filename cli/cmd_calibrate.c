@@ -21,7 +21,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,64 +30,39 @@
 
 #define MAX_RUNS 20
 
-static const char usage[] =
-	"usage: kbench calibrate [-f GLOB] [-n RUNS] [--quick|--full] [-r N] [--label L]\n"
-	"                        [--threshold 5%] [--alpha 0.01] [--db PATH] [--no-store]\n"
-	"                        [-J] [-q]\n"
-	"  Runs the selected benchmarks RUNS times (default 2, at most 20) and reports\n"
-	"  per metric: the CV of the samples within a run, the run-to-run noise of\n"
-	"  the medians (from these runs and this host's stored history), the\n"
-	"  smallest change one run against one run can detect at alpha, and the\n"
-	"  samples per run or runs per side a --threshold verdict needs. The runs\n"
-	"  are stored (label calibrate) so kbench compare uses their noise.\n";
-
 struct calibrate_cli {
 	struct kb_suite_cli s;
 	long runs;
 	double threshold, alpha;
 };
 
+static const struct kb_option calibrate_options[] = {
+	KB_SUITE_OPTIONS(struct calibrate_cli, s),
+	{ KB_O("runs", 'n', KB_OPT_LONG, offsetof(struct calibrate_cli, runs), "RUNS",
+	  "runs of the selected benchmarks (default 2)"), .min = 2, .max = MAX_RUNS,
+	  .unit = "runs" },
+	KB_OPT_THRESHOLD(struct calibrate_cli, threshold),
+	KB_OPT_ALPHA(struct calibrate_cli, alpha),
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_calibrate = {
+	.name = "calibrate",
+	.about = "  Runs the selected benchmarks RUNS times (default 2, at most 20) and reports\n"
+		 "  per metric: the CV of the samples within a run, the run-to-run noise of\n"
+		 "  the medians (from these runs and this host's stored history), the\n"
+		 "  smallest change one run against one run can detect at alpha, and the\n"
+		 "  samples per run or runs per side a --threshold verdict needs. The runs\n"
+		 "  are stored (label calibrate) so kbench compare uses their noise.\n",
+	.options = calibrate_options,
+};
+
 static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 {
-	enum { OPT_THRESHOLD = KB_OPT_SUITE_END, OPT_ALPHA };
-	static const struct option opts[] = {
-		KB_SUITE_LONG_OPTIONS,
-		{ "runs", required_argument, NULL, 'n' },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, taken;
+	int rc = kb_opt_parse(&kb_cmd_calibrate, NULL, argc, argv, cli);
 
-	while ((c = getopt_long(argc, argv, KB_SUITE_SHORT "n:h", opts, NULL)) != -1) {
-		taken = kb_suite_option("calibrate", c, optarg, &cli->s);
-		if (taken == 1)
-			continue;
-		if (taken)
-			return taken;
-		switch (c) {
-		case 'n':
-			if (!kb_parse_long(optarg, 2, MAX_RUNS, &cli->runs)) {
-				kb_err("calibrate: bad -n '%s': expected 2..%d runs", optarg, MAX_RUNS);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case OPT_THRESHOLD:
-			if (kb_option_percent("calibrate", "threshold", optarg, &cli->threshold))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_ALPHA:
-			if (kb_option_alpha("calibrate", optarg, &cli->alpha))
-				return KB_EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return kb_bad_option("calibrate", argv);
-		}
-	}
+	if (rc)
+		return rc;
 	if (optind < argc) {
 		kb_err("calibrate: unexpected argument '%s' (benchmarks are chosen with -f)",
 		       argv[optind]);

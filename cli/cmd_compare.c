@@ -2,17 +2,43 @@
 #include "../analysis/compare_refs.h"
 #include "commands.h"
 #include "../lib/util.h"
+#include "suite_options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-	"usage: kbench compare A B [--threshold 5%] [--alpha 0.01] [--format text|markdown|json]\n"
-	"                      [--seed N] [--db PATH] [--no-history] [--no-prior]\n"
-	"                      [--like RUN]\n"
+struct compare_cli {
+	struct kb_compare_opts o;
+	enum kb_format format;
+	const char *db, *like;
+	bool no_history;
+	long seed;
+};
+
+static const struct kb_option compare_options[] = {
+	KB_OPT_THRESHOLD(struct compare_cli, o.threshold),
+	KB_OPT_ALPHA(struct compare_cli, o.alpha),
+	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct compare_cli, format), "text|markdown|json",
+	  "the verdict table's format (default text)"), .fn = kb_opt_format, .key = 1 },
+	{ KB_O("seed", 0, KB_OPT_LONG, offsetof(struct compare_cli, seed), "N",
+	  "seed of the bootstrap (default 1)"), .min = 0, .max = 1L << 31 },
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct compare_cli, db), "PATH",
+	  "results database for run ids, labels and history"), .dflt = kb_store_default_path },
+	{ KB_O("no-history", 0, KB_OPT_SET, offsetof(struct compare_cli, no_history), NULL,
+	  "no run-to-run noise from the stored history") },
+	{ KB_O("no-prior", 0, KB_OPT_SET, offsetof(struct compare_cli, o.samples_only), NULL,
+	  "no noise prior: decide on the samples alone") },
+	{ KB_O("like", 0, KB_OPT_STRING, offsetof(struct compare_cli, like), "RUN",
+	  "latest~N counts only the runs of RUN's selection") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_compare = {
+	.name = "compare",
+	.synopsis = "A B [OPTIONS]",
+	.about =
 	"  A and B are run ids, labels (all runs with the label pooled) or exported\n"
 	"  JSON files. Per metric: medians, change (+ is worse), 95% bootstrap CI of\n"
 	"  the ratio of medians, Mann-Whitney p and a verdict: faster, slower, same\n"
@@ -26,77 +52,25 @@ static const char usage[] =
 	"  one session). A and B may\n"
 	"  also be latest or latest~N (this host's newest run, or N before it);\n"
 	"  --like RUN counts there only the runs of RUN's selection (command,\n"
-	"  preset, samples, -f), so latest~1 is the previous run of the same one.\n"
-	"  Exit 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
-	"  when a run is on both sides or the sides have no metric in common).\n";
+	"  preset, samples, -f), so latest~1 is the previous run of the same one.\n",
+	.options = compare_options,
+	.more = "exit: 1 when any metric is slower, 0 otherwise, 2 on input errors (also\n"
+		"when a run is on both sides or the sides have no metric in common)\n",
+};
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_FORMAT, OPT_SEED, OPT_DB, OPT_NO_HISTORY, OPT_NO_PRIOR, OPT_LIKE };
-	static const struct option opts[] = {
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-history", no_argument, NULL, OPT_NO_HISTORY },
-		{ "no-prior", no_argument, NULL, OPT_NO_PRIOR },
-		{ "like", required_argument, NULL, OPT_LIKE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
-	enum kb_format format = KB_FORMAT_TEXT;
-	const char *db = NULL, *like = NULL;
-	bool history = true;
-	int c;
-	long seed;
+	struct compare_cli cli = { .o = KB_COMPARE_DEFAULTS, .format = KB_FORMAT_TEXT, .seed = 1 };
+	int rc = kb_opt_parse(&kb_cmd_compare, NULL, argc, argv, &cli);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_THRESHOLD:
-			if (kb_option_percent("compare", "threshold", optarg, &o.threshold))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_ALPHA:
-			if (kb_option_alpha("compare", optarg, &o.alpha))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_FORMAT:
-			if (kb_option_format("compare", optarg, true, &format))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_SEED:
-			if (!kb_parse_long(optarg, 0, 1L << 31, &seed)) {
-				kb_err("compare: bad --seed '%s'", optarg);
-				return KB_EXIT_USAGE;
-			}
-			o.seed = (unsigned long)seed;
-			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_NO_HISTORY:
-			history = false;
-			break;
-		case OPT_NO_PRIOR:
-			o.samples_only = true;
-			break;
-		case OPT_LIKE:
-			like = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("compare", argv);
-		}
-	}
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	cli.o.seed = (unsigned long)cli.seed;
 	if (argc - optind != 2) {
 		kb_err("compare: expected two runs, A and B (see kbench compare --help)");
 		return KB_EXIT_USAGE;
 	}
 	return kb_compare_refs(&(struct kb_compare_request){
-		.db = db, .a = argv[optind], .b = argv[optind + 1], .like = like,
-		.history = history, .format = format, .opts = o }, stdout);
+		.db = cli.db, .a = argv[optind], .b = argv[optind + 1], .like = cli.like,
+		.history = !cli.no_history, .format = cli.format, .opts = cli.o }, stdout);
 }

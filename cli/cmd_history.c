@@ -5,104 +5,73 @@
 #include "commands.h"
 #include "../lib/filter.h"
 #include "../lib/util.h"
+#include "suite_options.h"
 #include "../results/select.h"
 
 #include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: kbench history [-f GLOB] [--host H] [--since RUN] [--min-change 3%]\n"
-	"                      [--min-segment 3] [--alpha 0.01] [--format text|json] [--db PATH]\n"
-	"                      [--like RUN]\n"
-	"  Finds the change points of every metric's series of per-run medians,\n"
-	"  per host, in time order: binary segmentation with rank tests (p < alpha,\n"
-	"  outliers set aside), cuts re-placed and re-tested between their\n"
-	"  neighbours, at least --min-segment runs on each side and a change of at\n"
-	"  least --min-change across each cut.\n"
-	"  --since RUN   only changes that the history up to RUN (an id, label,\n"
-	"                latest or latest~N) did not show yet count as new\n"
-	"  --like RUN    latest~N in --since counts only the runs of RUN's selection\n"
-	"  Exit 1 when a new change is a regression, 0 otherwise, 2 on input errors.\n";
-
 struct history_cli {
-	char filter_buf[KB_FILTER_MAX];
-	const char *filter, *host, *since, *db, *like;
+	struct kb_glob_opt f;
+	const char *host, *since, *db, *like;
 	struct kb_cp_opts cp;
+	long min_segment;
 	enum kb_format format;
+};
+
+static const struct kb_option history_options[] = {
+	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(struct history_cli, f), "GLOB",
+	       "only the metrics of these benchmarks (a comma list or repeated -f)"),
+	  .fn = kb_opt_glob },
+	{ KB_O("host", 0, KB_OPT_STRING, offsetof(struct history_cli, host), "H",
+	       "only the runs of host H") },
+	{ KB_O("since", 0, KB_OPT_STRING, offsetof(struct history_cli, since), "RUN",
+	       "only changes that the history up to RUN (an id, label,\n"
+	       "latest or latest~N) did not show yet count as new") },
+	{ KB_O("min-change", 0, KB_OPT_CALL, offsetof(struct history_cli, cp.min_change), "P",
+	       "smallest change across a cut (default 3%)"), .fn = kb_opt_percent },
+	{ KB_O("min-segment", 0, KB_OPT_LONG, offsetof(struct history_cli, min_segment), "N",
+	       "fewest runs on each side of a cut (default 3)"), .min = 2, .max = 1000,
+	  .unit = "runs" },
+	KB_OPT_ALPHA(struct history_cli, cp.alpha),
+	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct history_cli, format), "text|json",
+	       "output format (default text)"), .fn = kb_opt_format },
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct history_cli, db), "PATH",
+	       "results database"), .dflt = kb_store_default_path },
+	{ KB_O("like", 0, KB_OPT_STRING, offsetof(struct history_cli, like), "RUN",
+	       "latest~N in --since counts only the runs of RUN's selection") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_history = {
+	.name = "history",
+	.about = "  Finds the change points of every metric's series of per-run medians,\n"
+		 "  per host, in time order: binary segmentation with rank tests (p < alpha,\n"
+		 "  outliers set aside), cuts re-placed and re-tested between their\n"
+		 "  neighbours, at least --min-segment runs on each side and a change of at\n"
+		 "  least --min-change across each cut.\n",
+	.options = history_options,
+	.more = "exit: 1 when a new change is a regression, 0 otherwise, 2 on input errors\n",
 };
 
 static int parse_args(int argc, char **argv, struct history_cli *cli)
 {
-	enum { OPT_HOST = 256, OPT_SINCE, OPT_MIN_CHANGE, OPT_MIN_SEGMENT, OPT_ALPHA, OPT_FORMAT,
-	       OPT_DB, OPT_LIKE };
-	static const struct option opts[] = {
-		{ "filter", required_argument, NULL, 'f' },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "min-change", required_argument, NULL, OPT_MIN_CHANGE },
-		{ "min-segment", required_argument, NULL, OPT_MIN_SEGMENT },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "like", required_argument, NULL, OPT_LIKE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	long seg;
-	int c;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (kb_filter_add("history", cli->filter_buf, sizeof(cli->filter_buf),
-					  &cli->filter, optarg))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_HOST:
-			cli->host = optarg;
-			break;
-		case OPT_SINCE:
-			cli->since = optarg;
-			break;
-		case OPT_MIN_CHANGE:
-			if (kb_option_percent("history", "min-change", optarg, &cli->cp.min_change))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_MIN_SEGMENT:
-			if (!kb_parse_long(optarg, 2, 1000, &seg)) {
-				kb_err("history: bad --min-segment '%s': expected 2..1000 runs", optarg);
-				return KB_EXIT_USAGE;
-			}
-			cli->cp.min_segment = (size_t)seg;
-			break;
-		case OPT_ALPHA:
-			if (kb_option_alpha("history", optarg, &cli->cp.alpha))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_FORMAT:
-			if (kb_option_format("history", optarg, false, &cli->format))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case OPT_LIKE:
-			cli->like = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return kb_bad_option("history", argv);
-		}
-	}
+	cli->min_segment = (long)cli->cp.min_segment;
+	if ((rc = kb_opt_parse(&kb_cmd_history, NULL, argc, argv, cli)))
+		return rc;
+	cli->cp.min_segment = (size_t)cli->min_segment;
 	if (optind < argc) {
 		kb_err("history: unexpected argument '%s' (metrics are chosen with -f)", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->like && !cli->since) {
+		kb_err("history: --like RUN qualifies --since latest~N: give --since too");
 		return KB_EXIT_USAGE;
 	}
 	return 0;
@@ -206,8 +175,8 @@ static int nothing_selected(struct kb_store *s, const struct history_cli *cli, s
 			kb_err("history: no stored run on host '%s' (see kbench runs)", cli->host);
 		return KB_EXIT_USAGE;
 	}
-	if (cli->filter) {
-		kb_err("history: -f '%s' matches no stored benchmark%s%s", cli->filter,
+	if (cli->f.list) {
+		kb_err("history: -f '%s' matches no stored benchmark%s%s", cli->f.list,
 		       cli->host ? " on host " : "", cli->host ? cli->host : "");
 		return KB_EXIT_USAGE;
 	}
@@ -231,7 +200,7 @@ int cmd_history(int argc, char **argv)
 						   &since, &nsince, desc, sizeof(desc))))
 		return rc;
 	s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), false, err, sizeof(err));
-	if (!s || kb_series_load(s, cli.filter, cli.host, &series, &nseries, err, sizeof(err))) {
+	if (!s || kb_series_load(s, cli.f.list, cli.host, &series, &nseries, err, sizeof(err))) {
 		kb_err("history: %s", err);
 		kb_store_close(s);
 		kb_free_runs(since, nsince);

@@ -13,24 +13,10 @@
 #include "../results/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char usage[] =
-	"usage: kbench import hyperfine|fio|iperf3 FILE [--name NAME] [--label L] [--db PATH]\n"
-	"                     [--no-store] [-J]\n"
-	"  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
-	"  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
-	"  name), keeping every raw sample, and stores it. A malformed or truncated\n"
-	"  file is rejected with one line and exit 2; nothing is stored.\n"
-	"usage: kbench import kbench FILE... [--db PATH] [--no-store]\n"
-	"  Stores runs exported by kbench (kbench-run/1: export, run -o, a run\n"
-	"  saved aside when the store was busy) under their own ids: a run stored\n"
-	"  already is skipped, so this also merges one store into another.\n"
-	"  --no-store only checks the files.\n";
 
 static const struct {
 	const char *tool;
@@ -150,42 +136,53 @@ static int import_kbench(char **files, int n, struct kb_store *s)
 	return rc;
 }
 
+struct import_cli {
+	struct kb_suite_cli s;
+	const char *name;
+};
+
+static const struct kb_option import_options[] = {
+	{ KB_O("name", 0, KB_OPT_STRING, offsetof(struct import_cli, name), "NAME",
+	       "the benchmarks' name TOOL/NAME (default: the file's name)") },
+	KB_SUITE_OPT_LABEL(struct import_cli, s),
+	KB_SUITE_OPT_DB(struct import_cli, s),
+	{ KB_O("no-store", 0, KB_OPT_CLEAR, offsetof(struct import_cli, s.store), NULL,
+	       "do not store (kbench: only check the files)") },
+	KB_SUITE_OPT_JSON(struct import_cli, s, "print the imported run as JSON"),
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_import = {
+	.name = "import",
+	.synopsis = "hyperfine|fio|iperf3 FILE [OPTIONS]\n"
+		    "       kbench import kbench FILE... [--db PATH] [--no-store]",
+	.about = "  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
+		 "  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
+		 "  name), keeping every raw sample, and stores it. A malformed or truncated\n"
+		 "  file is rejected with one line and exit 2; nothing is stored.\n"
+		 "  kbench: stores runs exported by kbench (kbench-run/1: export, run -o, a\n"
+		 "  run saved aside when the store was busy) under their own ids: a run stored\n"
+		 "  already is skipped, so this also merges one store into another.\n",
+	.options = import_options,
+};
+
 int cmd_import(int argc, char **argv)
 {
-	enum { OPT_NAME = KB_OPT_SUITE_END };
-	static const struct option opts[] = {
-		{ "label", required_argument, NULL, KB_OPT_LABEL },
-		{ "db", required_argument, NULL, KB_OPT_DB },
-		{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },
-		{ "json", no_argument, NULL, 'J' },
-		{ "name", required_argument, NULL, OPT_NAME },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct kb_suite_cli cli = { .store = true };
-	const char *name = NULL;
+	struct import_cli ic = { .s.store = true };
+	struct kb_suite_cli cli;
+	const char *name;
 	struct kb_store *s = NULL;
 	struct kb_run run;
 	char err[2048];
-	int c, rc;
+	int rc = kb_opt_parse(&kb_cmd_import, NULL, argc, argv, &ic);
 
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		int taken = kb_suite_option("import", c, optarg, &cli);
-
-		if (taken == 1)
-			continue;
-		if (taken)
-			return taken;
-		switch (c) {
-		case OPT_NAME:
-			name = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("import", argv);
-		}
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	cli = ic.s;
+	name = ic.name;
+	if (argc - optind >= 2 && !strcmp(argv[optind], "kbench") && cli.json) {
+		kb_err("import: -J prints an imported tool's run; kbench runs are listed as read");
+		return KB_EXIT_USAGE;
 	}
 	if (argc - optind >= 2 && !strcmp(argv[optind], "kbench") && (name || cli.label)) {
 		kb_err("import: kbench runs keep their own name and label (no --name, --label)");

@@ -7,34 +7,11 @@
 #include "../results/json.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: kbench kernel check [CONFIG] [--fragments DIR] [-J]\n"
-	"       kbench kernel build KSRC [-o DIR] [-j N] [--config-only] [--fragments DIR]\n"
-	"                           [--features F,F...] [--tiny]\n"
-	"\n"
-	"check: which kbench features CONFIG (default: the running kernel's config)\n"
-	"  enables. Each fragment DIR/FEATURE.config (default " KB_FRAGMENT_DIR ")\n"
-	"  is a feature: enabled when every option in it has its value in CONFIG,\n"
-	"  'modules' when some are =m, missing otherwise. Exit 1 when one is missing.\n"
-	"build: configure the source tree KSRC (defconfig when it has no .config) with\n"
-	"  the fragments through the kernel's scripts/kconfig/merge_config.sh and make\n"
-	"  olddefconfig, print the check, then make bzImage (and modules, installed\n"
-	"  under DIR/modules) and copy bzImage and config to DIR (default\n"
-	"  build/kernels/RELEASE) for kbench vm run / kbench ab.\n"
-	"  -j N           make jobs (default: online CPUs)\n"
-	"  --config-only  stop after the .config\n"
-	"  --features F,F only these fragments (e.g. vm,net,shaper; default: all)\n"
-	"  --tiny         start from make tinyconfig (always, replacing a .config) plus\n"
-	"                 " KB_FRAGMENT_DIR "/tiny/userspace.config, what\n"
-	"                 the VM runner's userspace needs: a kernel of minutes, not half\n"
-	"                 an hour (--tiny --features vm,net,shaper: netdevsim for net-shaper)\n";
 
 /* Prints the check; 1 when a feature is missing. */
 static int print_check(const cJSON *check, const char *source, bool json)
@@ -116,86 +93,103 @@ static int check_file(const char *path, const char *fragments, bool json)
 	return rc ? KB_EXIT_REGRESSION : KB_EXIT_OK;
 }
 
-static int kernel_main(int argc, char **argv, bool build)
-{
-	enum { OPT_FRAGMENTS = 256, OPT_CONFIG_ONLY, OPT_FEATURES, OPT_TINY };
-	static const struct option opts[] = {
-		{ "fragments", required_argument, NULL, OPT_FRAGMENTS },
-		{ "config-only", no_argument, NULL, OPT_CONFIG_ONLY },
-		{ "features", required_argument, NULL, OPT_FEATURES },
-		{ "tiny", no_argument, NULL, OPT_TINY },
-		{ "output", required_argument, NULL, 'o' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct kb_kernel_build b = { .fragments = KB_FRAGMENT_DIR,
-				     .jobs = sysconf(_SC_NPROCESSORS_ONLN) };
-	char image[4200], config[4200], err[1024];
-	bool json = false, build_only = false;
-	int c;
+struct kernel_cli {
+	struct kb_kernel_build b;
+	bool json;
+};
 
-	while ((c = getopt_long(argc, argv, "o:j:Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_FRAGMENTS:
-			b.fragments = optarg;
-			break;
-		case OPT_CONFIG_ONLY:
-			b.config_only = true;
-			build_only = true;
-			break;
-		case OPT_FEATURES:
-			b.features = optarg;
-			build_only = true;
-			break;
-		case OPT_TINY:
-			b.tiny = true;
-			build_only = true;
-			break;
-		case 'o':
-			b.out = optarg;
-			build_only = true;
-			break;
-		case 'j':
-			if (!kb_parse_long(optarg, 1, 1024, &b.jobs)) {
-				kb_err("kernel: bad -j '%s': expected 1..1024", optarg);
-				return KB_EXIT_USAGE;
-			}
-			build_only = true;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("kernel", argv);
-		}
-	}
-	if (argc - optind > 1 || (build && argc - optind != 1)) {
-		kb_err("kernel %s: %s", build ? "build" : "check",
-		       build ? "expected one kernel source tree (KSRC)" : "expected at most one CONFIG");
+static const struct kb_option kernel_options[] = {
+	{ KB_O("fragments", 0, KB_OPT_STRING, offsetof(struct kernel_cli, b.fragments), "DIR",
+	       "the fragments DIR/FEATURE.config (default " KB_FRAGMENT_DIR ")") },
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct kernel_cli, json), NULL,
+	       "print the check as JSON") },
+	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct kernel_cli, b.out), "DIR",
+	       "build: where bzImage, config and modules/ go\n(default build/kernels/RELEASE)") },
+	{ KB_O("jobs", 'j', KB_OPT_LONG, offsetof(struct kernel_cli, b.jobs), "N",
+	       "build: make jobs (default: online CPUs)"), .min = 1, .max = 1024 },
+	{ KB_O("config-only", 0, KB_OPT_SET, offsetof(struct kernel_cli, b.config_only), NULL,
+	       "build: stop after the .config") },
+	{ KB_O("features", 0, KB_OPT_STRING, offsetof(struct kernel_cli, b.features), "F,F...",
+	       "build: only these fragments (e.g. vm,net,shaper; default: all)") },
+	{ KB_O("tiny", 0, KB_OPT_SET, offsetof(struct kernel_cli, b.tiny), NULL,
+	       "build: start from make tinyconfig (always, replacing a\n"
+	       ".config) plus " KB_FRAGMENT_DIR "/tiny/userspace.config,\n"
+	       "what the VM runner's userspace needs: a kernel of\n"
+	       "minutes, not half an hour (--tiny --features\n"
+	       "vm,net,shaper: netdevsim for net-shaper)") },
+	{ 0 },
+};
+
+static int kernel_check(int argc, char **argv);
+static int kernel_build(int argc, char **argv);
+
+static const struct kb_verb kernel_verbs[] = {
+	{ "check", kernel_check, "[CONFIG] [--fragments DIR] [-J]",
+	  "which kbench features CONFIG (default: the running\nkernel's config) enables" },
+	{ "build", kernel_build, "KSRC [OPTIONS]",
+	  "configure and build the source tree KSRC for\nkbench vm run / kbench ab" },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_kernel = {
+	.name = "kernel",
+	.about =
+	"check: each fragment DIR/FEATURE.config is a feature: enabled when every\n"
+	"  option in it has its value in CONFIG, 'modules' when some are =m,\n"
+	"  missing otherwise. Exit 1 when one is missing.\n"
+	"build: configure the source tree KSRC (defconfig when it has no .config) with\n"
+	"  the fragments through the kernel's scripts/kconfig/merge_config.sh and make\n"
+	"  olddefconfig, print the check, then make bzImage (and modules, installed\n"
+	"  under DIR/modules) and copy bzImage and config to DIR for kbench vm run /\n"
+	"  kbench ab.\n",
+	.options = kernel_options,
+	.verbs = kernel_verbs,
+};
+
+static int kernel_check(int argc, char **argv)
+{
+	struct kernel_cli cli = { .b.fragments = KB_FRAGMENT_DIR };
+	int rc = kb_opt_parse(&kb_cmd_kernel, "kernel check", argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (argc - optind > 1) {
+		kb_err("kernel check: expected at most one CONFIG");
 		return KB_EXIT_USAGE;
 	}
-	if (!build && build_only) {
+	if (cli.b.out || cli.b.jobs || cli.b.config_only || cli.b.features || cli.b.tiny) {
 		kb_err("kernel check: -o, -j, --config-only, --features and --tiny are options of "
 		       "kernel build");
 		return KB_EXIT_USAGE;
 	}
-	if (!build)
-		return check_file(optind < argc ? argv[optind] : NULL, b.fragments, json);
-	b.src = argv[optind];
-	if (kb_kernel_build_check(&b, err, sizeof(err))) {
+	return check_file(optind < argc ? argv[optind] : NULL, cli.b.fragments, cli.json);
+}
+
+static int kernel_build(int argc, char **argv)
+{
+	struct kernel_cli cli = { .b.fragments = KB_FRAGMENT_DIR };
+	struct kb_kernel_build *b = &cli.b;
+	char image[4200], config[4200], err[1024];
+	int rc = kb_opt_parse(&kb_cmd_kernel, "kernel build", argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (argc - optind != 1) {
+		kb_err("kernel build: expected one kernel source tree (KSRC)");
+		return KB_EXIT_USAGE;
+	}
+	if (!b->jobs)
+		b->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	b->src = argv[optind];
+	if (kb_kernel_build_check(b, err, sizeof(err))) {
 		kb_err("kernel build: %s", err);
 		return KB_EXIT_USAGE;
 	}
-	if (kb_kernel_build(&b, image, config, sizeof(image), err, sizeof(err))) {
+	if (kb_kernel_build(b, image, config, sizeof(image), err, sizeof(err))) {
 		kb_err("kernel build: %s", err);
 		return KB_EXIT_ENV;
 	}
-	if (check_file(config, b.fragments, json) == KB_EXIT_USAGE)
+	if (check_file(config, b->fragments, cli.json) == KB_EXIT_USAGE)
 		return KB_EXIT_USAGE;
 	if (image[0])
 		fprintf(stderr, "kbench: kernel build: %s and %s (kbench vm run --kernel %s)\n",
@@ -205,14 +199,5 @@ static int kernel_main(int argc, char **argv, bool build)
 
 int cmd_kernel(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "check"))
-		return kernel_main(argc - 1, argv + 1, false);
-	if (argc >= 2 && !strcmp(argv[1], "build"))
-		return kernel_main(argc - 1, argv + 1, true);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage, stdout);
-		return KB_EXIT_OK;
-	}
-	kb_err("kernel: expected 'kernel check' or 'kernel build' (see kbench kernel --help)");
-	return KB_EXIT_USAGE;
+	return kb_verb_dispatch(&kb_cmd_kernel, argc - 1, argv + 1);
 }

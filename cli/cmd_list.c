@@ -67,18 +67,34 @@ static void list_json(const struct kb_bench *b, void *arg)
 	cJSON_AddItemToArray(arg, o);
 }
 
+struct json_cli {
+	bool json;
+};
+
+static const struct kb_option list_options[] = {
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct json_cli, json), NULL, "print JSON") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_list = {
+	.name = "list",
+	.about = "  Lists every benchmark with its metric, unit, methods and whether\n"
+		 "  this kernel can run each method (and why not).\n",
+	.options = list_options,
+};
+
 int cmd_list(int argc, char **argv)
 {
-	static const char usage[] =
-		"usage: kbench list [--json]\n"
-		"  Lists every benchmark with its metric, unit, methods and whether\n"
-		"  this kernel can run each method (and why not).\n";
-	bool json = false;
-	int rc = kb_parse_json_only("list", usage, argc, argv, &json);
+	struct json_cli cli = { false };
+	int rc = kb_opt_parse(&kb_cmd_list, NULL, argc, argv, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (json) {
+	if (optind < argc) {
+		kb_err("list: unexpected argument '%s'", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli.json) {
 		cJSON *arr = cJSON_CreateArray();
 
 		kb_for_each_bench(list_json, arr);

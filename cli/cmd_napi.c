@@ -12,25 +12,70 @@
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_NAPI 1024
 
-static const char usage[] =
-	"usage: kbench napi list [--ifindex N] [--json]\n"
-	"       kbench napi set ID key=value... [--json]\n"
-	"       kbench napi serve ADDR [tcp] [busy-poll] [seconds=N]\n"
-	"  list: every NAPI instance of this network namespace (or of one device)\n"
-	"  with its id, device, IRQ, thread and per-NAPI settings.\n"
-	"  set: napi-set on instance ID, then shows it again; keys are\n"
-	"  defer-hard-irqs, gro-flush-timeout (ns), irq-suspend-timeout (ns).\n"
-	"  serve: the echo server for net/napi/rr --net-dev/--net-peer, on the peer\n"
-	"  machine, bound to ADDR (UDP, or tcp), with epoll busy polling if asked,\n"
-	"  for N seconds (default 3600) or until SIGINT.\n"
-	"  Kernel errors are shown with the kernel's own message; exit 2.\n";
+struct napi_cli {
+	long ifindex;
+	bool json;
+};
+
+static const struct kb_option napi_options[] = {
+	{ KB_O("ifindex", 0, KB_OPT_LONG, offsetof(struct napi_cli, ifindex), "N",
+	       "list: only the instances of device N"), .min = 1, .max = 0x7fffffffL },
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct napi_cli, json), NULL,
+	       "list, set: print JSON") },
+	{ 0 },
+};
+
+static int napi_list(int argc, char **argv);
+static int napi_set(int argc, char **argv);
+static int napi_serve(int argc, char **argv);
+
+static const struct kb_verb napi_verbs[] = {
+	{ "list", napi_list, "[--ifindex N] [-J]",
+	  "every NAPI instance of this network namespace (or of\none device) with its id, device, "
+	  "IRQ, thread and\nper-NAPI settings" },
+	{ "set", napi_set, "ID key=value... [-J]",
+	  "napi-set on instance ID, then shows it again; keys are\ndefer-hard-irqs, "
+	  "gro-flush-timeout (ns),\nirq-suspend-timeout (ns)" },
+	{ "serve", napi_serve, "ADDR [tcp] [busy-poll] [seconds=N]",
+	  "the echo server for net/napi/rr --net-dev/--net-peer, on\nthe peer machine, bound to "
+	  "ADDR (UDP, or tcp), with epoll\nbusy polling if asked, for N seconds (default 3600) "
+	  "or\nuntil SIGINT" },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_napi = {
+	.name = "napi",
+	.about = "  The per-NAPI settings over the netdev netlink family. Kernel errors are\n"
+		 "  shown with the kernel's own message; exit 2.\n",
+	.options = napi_options,
+	.verbs = napi_verbs,
+};
+
+/* Parses verb argv[0]'s options; rejects --ifindex outside list, --json in serve. */
+static int napi_parse(int argc, char **argv, struct napi_cli *cli)
+{
+	char who[32];
+	int rc;
+
+	snprintf(who, sizeof(who), "napi %s", argv[0]);
+	if ((rc = kb_opt_parse(&kb_cmd_napi, who, argc, argv, cli)))
+		return rc;
+	if (cli->ifindex && strcmp(argv[0], "list")) {
+		kb_err("napi %s: --ifindex is an option of napi list", argv[0]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->json && !strcmp(argv[0], "serve")) {
+		kb_err("napi serve: --json is an option of napi list and set");
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
 
 static void opt_num(char *buf, size_t size, bool has, unsigned long long v)
 {
@@ -178,68 +223,59 @@ static int serve(int argc, char **argv)
 	return KB_EXIT_OK;
 }
 
-int cmd_napi(int argc, char **argv)
+static int napi_list(int argc, char **argv)
 {
-	enum { OPT_IFINDEX = 256 };
-	static const struct option opts[] = {
-		{ "ifindex", required_argument, NULL, OPT_IFINDEX },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct napi_cli cli = { 0 };
 	struct kb_genl g;
-	long ifindex = 0;
-	bool json = false;
-	int c, rc;
+	int rc = napi_parse(argc, argv, &cli);
 
-	/* No "+": options may follow the verb (napi list --ifindex N, the documented form). */
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_IFINDEX:
-			if (!kb_parse_long(optarg, 1, 0x7fffffffL, &ifindex)) {
-				kb_err("napi: bad --ifindex '%s': expected a device index 1..2147483647",
-				       optarg);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("napi", argv);
-		}
-	}
-	if (optind >= argc || (strcmp(argv[optind], "list") && strcmp(argv[optind], "set") &&
-			       strcmp(argv[optind], "serve"))) {
-		kb_err("napi: expected 'list', 'set' or 'serve' (see kbench napi --help)");
-		return KB_EXIT_USAGE;
-	}
-	if (ifindex && strcmp(argv[optind], "list")) {
-		kb_err("napi %s: --ifindex is an option of napi list", argv[optind]);
-		return KB_EXIT_USAGE;
-	}
-	if (!strcmp(argv[optind], "serve")) {
-		if (json) {
-			kb_err("napi serve: --json is an option of napi list and set");
-			return KB_EXIT_USAGE;
-		}
-		return serve(argc - optind - 1, argv + optind + 1);
-	}
-	if (!strcmp(argv[optind], "list") && optind + 1 < argc) {
-		kb_err("napi list: unexpected argument '%s'", argv[optind + 1]);
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (optind < argc) {
+		kb_err("napi list: unexpected argument '%s'", argv[optind]);
 		return KB_EXIT_USAGE;
 	}
 	if (kb_genl_open(&g, NETDEV_FAMILY_NAME)) {
 		kb_err("napi: %s", g.error);
 		return KB_EXIT_ENV;
 	}
-	if (!strcmp(argv[optind], "list"))
-		rc = list(&g, ifindex, json);
-	else
-		rc = set(&g, argc - optind - 1, argv + optind + 1, json);
+	rc = list(&g, cli.ifindex, cli.json);
 	kb_genl_close(&g);
 	return rc;
+}
+
+static int napi_set(int argc, char **argv)
+{
+	struct napi_cli cli = { 0 };
+	struct kb_genl g;
+	int rc = napi_parse(argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (argc - optind < 2) {
+		kb_err("napi set: expected ID and at least one key=value (see kbench napi --help)");
+		return KB_EXIT_USAGE;
+	}
+	if (kb_genl_open(&g, NETDEV_FAMILY_NAME)) {
+		kb_err("napi: %s", g.error);
+		return KB_EXIT_ENV;
+	}
+	rc = set(&g, argc - optind, argv + optind, cli.json);
+	kb_genl_close(&g);
+	return rc;
+}
+
+static int napi_serve(int argc, char **argv)
+{
+	struct napi_cli cli = { 0 };
+	int rc = napi_parse(argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	return serve(argc - optind, argv + optind);
+}
+
+int cmd_napi(int argc, char **argv)
+{
+	return kb_verb_dispatch(&kb_cmd_napi, argc - 1, argv + 1);
 }

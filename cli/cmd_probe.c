@@ -8,18 +8,36 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct json_cli {
+	bool json;
+};
+
+static const struct kb_option probe_options[] = {
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct json_cli, json), NULL, "print JSON") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_probe = {
+	.name = "probe",
+	.about = "  Probes the running kernel for every feature kbench measures and\n"
+		 "  prints present/absent with the evidence (a syscall result, a BTF type).\n",
+	.options = probe_options,
+};
+
 int cmd_probe(int argc, char **argv)
 {
-	static const char usage[] =
-		"usage: kbench probe [--json]\n"
-		"  Probes the running kernel for every feature kbench measures and\n"
-		"  prints present/absent with the evidence (a syscall result, a BTF type).\n";
 	const struct kb_probe_result *all;
-	bool json = false;
-	int rc = kb_parse_json_only("probe", usage, argc, argv, &json);
+	struct json_cli cli = { false };
+	bool json;
+	int rc = kb_opt_parse(&kb_cmd_probe, NULL, argc, argv, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
+	if (optind < argc) {
+		kb_err("probe: unexpected argument '%s'", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	json = cli.json;
 	all = kb_probe_all();
 	if (json) {
 		cJSON *root = cJSON_CreateObject();

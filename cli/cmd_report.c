@@ -3,64 +3,51 @@
 #include "commands.h"
 #include "../lib/filter.h"
 #include "../lib/util.h"
+#include "suite_options.h"
 #include "../results/select.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: kbench report [-o DIR] [-f GLOB] [--db PATH] [A B]\n"
-	"  Writes DIR/index.html (default %s) with gnuplot charts\n"
-	"  (SVG and PNG): each metric's history with its change points and kernel\n"
-	"  releases, the A/B distributions of the newest run against the previous\n"
-	"  run on its host (or of runs A and B), and the methods of comparative\n"
-	"  benchmarks side by side. Static files: open index.html in any browser.\n"
-	"  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
-	"  files a report wrote, the only ones the next report removes (other\n"
-	"  files in DIR stay; one the new site would overwrite is an error).\n";
-
 #define DEFAULT_DIR KB_SRCDIR "/dashboards/site"
 
 struct report_cli {
-	char filter_buf[KB_FILTER_MAX];
-	const char *dir, *filter, *db, *a, *b;
+	struct kb_glob_opt f;
+	const char *dir, *db, *a, *b;
+};
+
+static const struct kb_option report_options[] = {
+	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct report_cli, dir), "DIR",
+	       "the site's directory (default " DEFAULT_DIR ")") },
+	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(struct report_cli, f), "GLOB",
+	       "only these benchmarks (a comma list or repeated -f)"), .fn = kb_opt_glob },
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct report_cli, db), "PATH",
+	       "results database"), .dflt = kb_store_default_path },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_report = {
+	.name = "report",
+	.synopsis = "[OPTIONS] [A B]",
+	.about = "  Writes DIR/index.html with gnuplot charts\n"
+		 "  (SVG and PNG): each metric's history with its change points and kernel\n"
+		 "  releases, the A/B distributions of the newest run against the previous\n"
+		 "  run on its host (or of runs A and B), and the methods of comparative\n"
+		 "  benchmarks side by side. Static files: open index.html in any browser.\n"
+		 "  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
+		 "  files a report wrote, the only ones the next report removes (other\n"
+		 "  files in DIR stay; one the new site would overwrite is an error).\n",
+	.options = report_options,
 };
 
 static int parse_args(int argc, char **argv, struct report_cli *cli)
 {
-	enum { OPT_DB = 256 };
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
+	int rc = kb_opt_parse(&kb_cmd_report, NULL, argc, argv, cli);
 
-	while ((c = getopt_long(argc, argv, "o:f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			cli->dir = optarg;
-			break;
-		case 'f':
-			if (kb_filter_add("report", cli->filter_buf, sizeof(cli->filter_buf), &cli->filter,
-					  optarg))
-				return KB_EXIT_USAGE;
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case 'h':
-			printf(usage, DEFAULT_DIR);
-			return -1;
-		default:
-			return kb_bad_option("report", argv);
-		}
-	}
+	if (rc)
+		return rc;
 	if (argc - optind == 2) {
 		cli->a = argv[optind];
 		cli->b = argv[optind + 1];
@@ -138,7 +125,7 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < *nb; i++)
-		keep_matching(&(*rb)[i], cli->filter);
+		keep_matching(&(*rb)[i], cli->f.list);
 	r->run_b = &(*rb)[*nb - 1];
 	if (!a[0])
 		return 0;
@@ -146,7 +133,7 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < *na; i++)
-		keep_matching(&(*ra)[i], cli->filter);
+		keep_matching(&(*ra)[i], cli->f.list);
 	r->run_a = &(*ra)[*na - 1];
 	o.history = r->series;
 	o.nhistory = r->nseries;
@@ -209,7 +196,7 @@ int cmd_report(int argc, char **argv)
 	r.db = cli.db ? cli.db : kb_store_default_path();
 	s = kb_store_open(r.db, false, err, sizeof(err));
 	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
-	    kb_series_load(s, cli.filter, NULL, &series, &nseries, err, sizeof(err))) {
+	    kb_series_load(s, cli.f.list, NULL, &series, &nseries, err, sizeof(err))) {
 		kb_err("report: %s", err);
 		kb_store_close(s);
 		free(x.ids);

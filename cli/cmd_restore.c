@@ -2,27 +2,16 @@
 #include "commands.h"
 #include "../lib/host_lock.h"
 #include "../kernel/journal.h"
+#include "../lib/options.h"
 #include "../lib/util.h"
 #include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: kbench restore [--dry-run] [-J]\n"
-	"  Restores the system state that a killed kbench left: every change it\n"
-	"  journaled (sysctls, NAPI settings, net-shaper shapers, netdevsim devices,\n"
-	"  work directories) and did not undo, newest first, from the journals of\n"
-	"  processes that are gone (in /run/kbench/journal, or $KBENCH_JOURNAL_DIR).\n"
-	"  Every command that changes state does this first by itself.\n"
-	"  --dry-run      only list what would be restored\n"
-	"  -J, --json     print the changes as JSON\n"
-	"exit: 0 restored (or nothing to do), 3 a change could not be restored\n";
-
 struct report {
-	bool json;
+	bool json, dry_run;
 	int dead;
 	cJSON *list;
 };
@@ -54,34 +43,35 @@ static void add(pid_t pid, const struct kb_journal_change *c, size_t n, bool dry
 	}
 }
 
+static const struct kb_option restore_options[] = {
+	{ KB_O("dry-run", 'n', KB_OPT_SET, offsetof(struct report, dry_run), NULL,
+	       "only list what would be restored") },
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct report, json), NULL,
+	       "print the changes as JSON") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_restore = {
+	.name = "restore",
+	.about = "  Restores the system state that a killed kbench left: every change it\n"
+		 "  journaled (sysctls, NAPI settings, net-shaper shapers, netdevsim devices,\n"
+		 "  work directories) and did not undo, newest first, from the journals of\n"
+		 "  processes that are gone (in /run/kbench/journal, or $KBENCH_JOURNAL_DIR).\n"
+		 "  Every command that changes state does this first by itself.\n",
+	.options = restore_options,
+	.more = "exit: 0 restored (or nothing to do), 3 a change could not be restored\n",
+};
+
 int cmd_restore(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct report r = { 0 };
-	bool dry_run = false;
 	cJSON *root = NULL;
-	int c, failed, lock;
+	int failed, lock, rc = kb_opt_parse(&kb_cmd_restore, NULL, argc, argv, &r);
+	bool dry_run;
 
-	while ((c = getopt_long(argc, argv, "nJh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			dry_run = true;
-			break;
-		case 'J':
-			r.json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("restore", argv);
-		}
-	}
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	dry_run = r.dry_run;
 	if (optind < argc) {
 		kb_err("restore: unexpected argument '%s'", argv[optind]);
 		return KB_EXIT_USAGE;

@@ -5,62 +5,111 @@
 #include "../lib/escape.h"
 #include "../analysis/report_text.h"
 #include "commands.h"
+#include "../lib/options.h"
 #include "../lib/util.h"
 
-#include <getopt.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Parses [--db PATH] [-o FILE] [--json] and at most `positional` arguments. */
 struct read_cli {
-	const char *db, *output, *arg, *like;
+	const char *db, *output, *like;
 	bool json;
 };
 
-static int parse_read_args(const char *cmd, const char *usage, int argc, char **argv,
-			   bool want_arg, struct read_cli *cli)
-{
-	enum { OPT_DB = 256, OPT_LIKE };
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "like", required_argument, NULL, OPT_LIKE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
+#define READ_OPT_DB                                                                 \
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct read_cli, db), "PATH",          \
+	       "results database"), .dflt = kb_store_default_path }
+#define READ_OPT_LIKE                                                               \
+	{ KB_O("like", 0, KB_OPT_STRING, offsetof(struct read_cli, like), "RUN",       \
+	       "latest~N counts only the runs of RUN's selection") }
+#define READ_OPT_OUTPUT(help) \
+	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct read_cli, output), "FILE", help) }
+#define READ_OPT_JSON(help) { KB_O("json", 'J', KB_OPT_SET, offsetof(struct read_cli, json), NULL, help) }
 
-	while ((c = getopt_long(argc, argv, "o:Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case OPT_LIKE:
-			cli->like = optarg;
-			break;
-		case 'o':
-			cli->output = optarg;
-			break;
-		case 'J':
-			cli->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return kb_bad_option(cmd, argv);
-		}
-	}
-	if (want_arg && optind == argc) {
-		kb_err("%s: which run? (a run id or label, see kbench runs)", cmd);
+static const struct kb_option runs_options[] = {
+	READ_OPT_DB,
+	READ_OPT_JSON("print the runs as a JSON array"),
+	READ_OPT_OUTPUT("write the list to FILE (replaced whole) instead of stdout"),
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_runs = {
+	.name = "runs",
+	.about = "  Lists the stored runs, oldest first.\n",
+	.options = runs_options,
+};
+
+static const struct kb_option export_options[] = {
+	READ_OPT_DB,
+	READ_OPT_OUTPUT("write to FILE (replaced whole) instead of stdout"),
+	READ_OPT_LIKE,
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_export = {
+	.name = "export",
+	.synopsis = "RUN [OPTIONS]",
+	.about = "  Writes a stored run (id or newest with that label) as\n"
+		 "  kbench-run/1 JSON, every raw sample included.\n",
+	.options = export_options,
+};
+
+static const struct kb_option show_options[] = {
+	READ_OPT_DB,
+	READ_OPT_LIKE,
+	READ_OPT_JSON("print the run as kbench-run/1 JSON (as export does)"),
+	READ_OPT_OUTPUT("write to FILE (replaced whole) instead of stdout"),
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_show = {
+	.name = "show",
+	.synopsis = "RUN|FILE [OPTIONS]",
+	.about = "  Prints the text report of a stored run or an exported file.\n",
+	.options = show_options,
+};
+
+/* Parses cmd's options and, when want_arg, the one run argument into *arg. */
+static int parse_read_args(const struct kb_cmd *cmd, int argc, char **argv, const char **arg,
+			   struct read_cli *cli)
+{
+	int rc = kb_opt_parse(cmd, NULL, argc, argv, cli);
+
+	if (rc)
+		return rc;
+	if (arg && optind == argc) {
+		kb_err("%s: which run? (a run id or label, see kbench runs)", cmd->name);
 		return KB_EXIT_USAGE;
 	}
-	if (want_arg)
-		cli->arg = argv[optind++];
+	if (arg)
+		*arg = argv[optind++];
 	if (optind < argc) {
-		kb_err("%s: unexpected argument '%s'", cmd, argv[optind]);
+		kb_err("%s: unexpected argument '%s'", cmd->name, argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Output text built in memory: to stdout, or to -o FILE by kb_write_atomic
+ * (a failure leaves the old file whole). 0, or KB_EXIT_USAGE with the error.
+ */
+static int put_output(const char *cmd, const char *output, const char *text, size_t len)
+{
+	int err;
+
+	if (!output || !strcmp(output, "-")) {
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) {
+			kb_err("%s: writing stdout: %s", cmd, strerror(errno));
+			return KB_EXIT_ENV;
+		}
+		return 0;
+	}
+	if ((err = kb_write_atomic(output, text, len))) {
+		kb_err("%s: writing -o %s: %s", cmd, output, strerror(-err));
 		return KB_EXIT_USAGE;
 	}
 	return 0;
@@ -77,15 +126,36 @@ static struct kb_store *open_readonly(const char *db)
 	return s;
 }
 
+struct run_rows {
+	FILE *out;
+	cJSON *array;	/* -J */
+};
+
 static void print_run_row(const struct kb_run_info *i, void *arg)
 {
-	/* Stored names, escaped (lib/escape.h): a row stays one line. */
-	char *id = kb_text_dup(i->id), *label = kb_text_dup(i->label);
-	char *host = kb_text_dup(i->host), *kernel = kb_text_dup(i->kernel);
+	struct run_rows *rows = arg;
+	char *id, *label, *host, *kernel;
 
-	(void)arg;
-	printf("%-34s %-20s %-12s %-20s %4d %4d\n", id ? id : "?", label ? label : "?",
-	       host ? host : "?", kernel ? kernel : "?", i->results, i->skipped);
+	if (rows->array) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "id", i->id);
+		cJSON_AddStringToObject(o, "label", i->label);
+		cJSON_AddStringToObject(o, "host", i->host);
+		cJSON_AddStringToObject(o, "started", i->started ? i->started : "");
+		cJSON_AddStringToObject(o, "kernel", i->kernel);
+		cJSON_AddNumberToObject(o, "results", i->results);
+		cJSON_AddNumberToObject(o, "skipped", i->skipped);
+		cJSON_AddItemToArray(rows->array, o);
+		return;
+	}
+	/* Stored names, escaped (lib/escape.h): a row stays one line. */
+	id = kb_text_dup(i->id);
+	label = kb_text_dup(i->label);
+	host = kb_text_dup(i->host);
+	kernel = kb_text_dup(i->kernel);
+	fprintf(rows->out, "%-34s %-20s %-12s %-20s %4d %4d\n", id ? id : "?", label ? label : "?",
+		host ? host : "?", kernel ? kernel : "?", i->results, i->skipped);
 	free(id);
 	free(label);
 	free(host);
@@ -94,45 +164,67 @@ static void print_run_row(const struct kb_run_info *i, void *arg)
 
 int cmd_runs(int argc, char **argv)
 {
-	static const char usage[] = "usage: kbench runs [--db PATH]\n"
-				    "  Lists the stored runs, oldest first.\n";
 	struct read_cli cli = { 0 };
+	struct run_rows rows = { 0 };
 	struct kb_store *s;
-	char err[512];
-	int rc = parse_read_args("runs", usage, argc, argv, false, &cli);
+	char err[512], *text = NULL, *json;
+	size_t len = 0;
+	int rc = parse_read_args(&kb_cmd_runs, argc, argv, NULL, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (cli.like) {
-		kb_err("runs: --like is for show, export, compare and history");
-		return KB_EXIT_USAGE;
-	}
 	s = open_readonly(cli.db);
 	if (!s)
 		return KB_EXIT_USAGE;
-	printf("%-34s %-20s %-12s %-20s %4s %4s\n", "RUN", "LABEL", "HOST", "KERNEL", "RES",
-	       "SKIP");
-	rc = kb_store_list_runs(s, print_run_row, NULL, err, sizeof(err)) ? KB_EXIT_USAGE : 0;
-	if (rc)
+	rows.out = open_memstream(&text, &len);
+	if (!rows.out || (cli.json && !(rows.array = cJSON_CreateArray()))) {
+		kb_err("runs: out of memory");
+		rc = KB_EXIT_ENV;
+		goto out;
+	}
+	if (!cli.json)
+		fprintf(rows.out, "%-34s %-20s %-12s %-20s %4s %4s\n", "RUN", "LABEL", "HOST",
+			"KERNEL", "RES", "SKIP");
+	if (kb_store_list_runs(s, print_run_row, &rows, err, sizeof(err))) {
 		kb_err("runs: %s", err);
+		rc = KB_EXIT_USAGE;
+		goto out;
+	}
+	if (rows.array) {
+		json = cJSON_Print(rows.array);
+		if (json)
+			fprintf(rows.out, "%s\n", json);
+		free(json);
+	}
+	if (fclose(rows.out)) {
+		rows.out = NULL;
+		kb_err("runs: out of memory");
+		rc = KB_EXIT_ENV;
+		goto out;
+	}
+	rows.out = NULL;
+	rc = put_output("runs", cli.output, text, len);
+out:
+	if (rows.out)
+		fclose(rows.out);
+	free(text);
+	cJSON_Delete(rows.array);
 	kb_store_close(s);
 	return rc;
 }
 
 int cmd_export(int argc, char **argv)
 {
-	static const char usage[] = "usage: kbench export RUN [--db PATH] [-o FILE] [--like RUN]\n"
-				    "  Writes a stored run (id or newest with that label) as\n"
-				    "  kbench-run/1 JSON, every raw sample included.\n";
 	struct read_cli cli = { 0 };
 	struct kb_run *run;
+	const char *arg;
 	size_t n;
 	char err[512], desc[256];
-	int rc = parse_read_args("export", usage, argc, argv, true, &cli);
+	int rc = parse_read_args(&kb_cmd_export, argc, argv, &arg, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = kb_select_runs_like("export", cli.db, cli.arg, false, cli.like, &run, &n, desc,
+	rc = kb_select_runs_like("export", cli.db, arg, false, cli.like, &run, &n, desc,
 				 sizeof(desc));
 	if (rc)
 		return rc;
@@ -146,21 +238,38 @@ int cmd_export(int argc, char **argv)
 
 int cmd_show(int argc, char **argv)
 {
-	static const char usage[] = "usage: kbench show RUN|FILE [--db PATH] [--like RUN]\n"
-				    "  Prints the text report of a stored run or an exported file.\n";
 	struct read_cli cli = { 0 };
 	struct kb_run *run;
-	size_t n;
-	char desc[256];
-	int rc = parse_read_args("show", usage, argc, argv, true, &cli);
+	const char *arg;
+	size_t n, len = 0;
+	char desc[256], err[512], *text = NULL;
+	FILE *out;
+	int rc = parse_read_args(&kb_cmd_show, argc, argv, &arg, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	rc = kb_select_runs_like("show", cli.db, cli.arg, false, cli.like, &run, &n, desc,
+	rc = kb_select_runs_like("show", cli.db, arg, false, cli.like, &run, &n, desc,
 				 sizeof(desc));
 	if (rc)
 		return rc;
-	kb_report_text(stdout, run);
+	if (cli.json) {
+		if (kb_run_write_json(run, cli.output ? cli.output : "-", err, sizeof(err))) {
+			kb_err("show: %s", err);
+			rc = KB_EXIT_USAGE;
+		}
+	} else if (!(out = open_memstream(&text, &len))) {
+		kb_err("show: out of memory");
+		rc = KB_EXIT_ENV;
+	} else {
+		kb_report_text(out, run);
+		if (fclose(out)) {
+			kb_err("show: out of memory");
+			rc = KB_EXIT_ENV;
+		} else {
+			rc = put_output("show", cli.output, text, len);
+		}
+	}
+	free(text);
 	kb_free_runs(run, n);
-	return KB_EXIT_OK;
+	return rc;
 }

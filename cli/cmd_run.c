@@ -5,6 +5,7 @@
 #include "../bench/privilege.h"
 #include "suite_options.h"
 #include "../kernel/undo.h"
+#include "../lib/options.h"
 #include "../lib/util.h"
 #include "../analysis/report_text.h"
 #include "../results/json.h"
@@ -12,7 +13,6 @@
 #include "../results/store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <sched.h>
 #include <stdio.h>
@@ -21,68 +21,35 @@
 #include <unistd.h>
 
 
-static void run_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: kbench run [--quick|--full] [-r N] [-f GLOB] [--label L] [--db PATH]\n"
-		"                  [--no-store] [-o FILE] [-J] [-q] [--cpu N]\n"
-		"  --quick        short sweep, %d samples per case (default)\n"
-		"  --full         full parameter sweep, %d samples per case\n"
-		"  -r, --samples N  samples per case (1..100000)\n"
-		"  -f, --filter GLOB  benchmarks to run, e.g. 'mm/guard/*' (see kbench list);\n"
-		"                 a comma list or repeated -f selects the union\n"
-		"  --label L      label stored with the run (default: the kernel release)\n"
-		"  --db PATH      results database (default %s)\n"
-		"  --no-store     do not store the run\n"
-		"  -o, --output FILE  also write the run as JSON (kbench-run/1)\n"
-		"  -J, --json     print the run as JSON instead of the text report\n"
-		"  -q, --quiet    no progress line on stderr\n"
-		"  --cpu N        pin kbench (and the threads it starts) to CPU N\n",
-		KB_QUICK_SAMPLES, KB_FULL_SAMPLES, kb_store_default_path());
-}
-
 struct run_cli {
 	struct kb_suite_cli s;
 	const char *output;
 	long cpu;
 };
 
+static const struct kb_option run_options[] = {
+	KB_SUITE_OPTIONS(struct run_cli, s),
+	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct run_cli, output), "FILE",
+	  "also write the run as JSON (kbench-run/1)") },
+	{ KB_O("cpu", 0, KB_OPT_LONG, offsetof(struct run_cli, cpu), "N",
+	  "pin kbench (and the threads it starts) to CPU N"), .min = 0, .max = CPU_SETSIZE - 1 },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_run = {
+	.name = "run",
+	.about = "  Probes the kernel, runs the selected benchmarks (default: all, --quick),\n"
+		 "  stores the run and prints its text report.\n",
+	.options = run_options,
+};
+
 /* guest: the options of a run inside a VM, whose --net-dev is the guest's, not checked here. */
 static int parse_run_args(int argc, char **argv, struct run_cli *cli, bool guest)
 {
-	enum { OPT_CPU = KB_OPT_SUITE_END };
-	static const struct option opts[] = {
-		KB_SUITE_LONG_OPTIONS,
-		{ "output", required_argument, NULL, 'o' },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, taken;
+	int rc = kb_opt_parse(&kb_cmd_run, NULL, argc, argv, cli);
 
-	while ((c = getopt_long(argc, argv, KB_SUITE_SHORT "o:h", opts, NULL)) != -1) {
-		taken = kb_suite_option("run", c, optarg, &cli->s);
-		if (taken == 1)
-			continue;
-		if (taken)
-			return taken;
-		switch (c) {
-		case 'o':
-			cli->output = optarg;
-			break;
-		case OPT_CPU:
-			if (!kb_parse_long(optarg, 0, CPU_SETSIZE - 1, &cli->cpu)) {
-				kb_err("run: bad --cpu value '%s'", optarg);
-				return KB_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			run_usage(stdout);
-			return -1;
-		default:
-			return kb_bad_option("run", argv);
-		}
-	}
+	if (rc)
+		return rc;
 	if (optind < argc) {
 		kb_err("run: unexpected argument '%s' (benchmarks are chosen with -f)",
 		       argv[optind]);
@@ -207,7 +174,6 @@ int kb_run_check_guest_args(int argc, char **argv)
 	copy[0] = "run";
 	for (int i = 0; i < argc; i++)
 		copy[i + 1] = argv[i];
-	optind = 0;
 	rc = parse_run_args(argc + 1, copy, &cli, true);
 	if (!rc && kb_harness_count_cases(&cli.s.opts) == 0) {
 		kb_err("run: no benchmark matches '%s' (see kbench list)",

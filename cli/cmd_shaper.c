@@ -1,6 +1,7 @@
 /* kbench shaper caps|show|set|delete|group: drive the 6.13 net-shaper netlink family. */
 #include "../kernel/net/shaper_nl.h"
 #include "commands.h"
+#include "../lib/options.h"
 #include "../lib/util.h"
 
 #include <errno.h>
@@ -12,18 +13,6 @@
 
 #define MAX_SHAPERS 256
 #define MAX_LEAVES 16
-
-static const char usage[] =
-	"usage: kbench shaper caps DEV [scope]\n"
-	"       kbench shaper show DEV\n"
-	"       kbench shaper set DEV scope=S id=N [bw-max=BPS] [bw-min=BPS] [burst=B]\n"
-	"                         [priority=P] [weight=W] [metric=bps|pps]\n"
-	"       kbench shaper delete DEV scope=S id=N\n"
-	"       kbench shaper group DEV [id=N] [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...\n"
-	"  group without id= makes a new node and prints the handle the kernel gave it.\n"
-	"  Scopes: netdev, queue, node. Rates in bits (or packets) per second.\n"
-	"  Needs a kernel with the net-shaper family and a device that implements\n"
-	"  it (netdevsim, iavf in 6.13); kernel errors come with its own message.\n";
 
 /* key=value into s; leaves collected for group. false on a bad one. */
 static bool parse_kv(const char *kv, struct kb_shaper *s, struct kb_shaper *leaves, size_t *nleaves)
@@ -124,31 +113,59 @@ static int caps(struct kb_genl *g, unsigned ifindex, int argc, char **argv)
 	return KB_EXIT_OK;
 }
 
+static int shaper_verb(int argc, char **argv);
+
+static const struct kb_option shaper_options[] = { { 0 } };
+
+static const struct kb_verb shaper_verbs[] = {
+	{ "caps", shaper_verb, "DEV [scope]", "what the device's shapers can do, per scope" },
+	{ "show", shaper_verb, "DEV", "the device's shapers" },
+	{ "set", shaper_verb, "DEV scope=S id=N [bw-max=BPS] [bw-min=BPS] [burst=B]\n"
+	  "[priority=P] [weight=W] [metric=bps|pps]", "make or change a shaper" },
+	{ "delete", shaper_verb, "DEV scope=S id=N", "delete a shaper" },
+	{ "group", shaper_verb, "DEV [id=N] [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...",
+	  "group leaves under a node; without id= a new node,\nwhose handle is printed" },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_shaper = {
+	.name = "shaper",
+	.synopsis = "VERB DEV [key=value...]",
+	.about = "  Scopes: netdev, queue, node. Rates in bits (or packets) per second.\n"
+		 "  Needs a kernel with the net-shaper family and a device that implements\n"
+		 "  it (netdevsim, iavf in 6.13); kernel errors come with its own message.\n",
+	.options = shaper_options,
+	.verbs = shaper_verbs,
+};
+
 int cmd_shaper(int argc, char **argv)
+{
+	return kb_verb_dispatch(&kb_cmd_shaper, argc - 1, argv + 1);
+}
+
+/* argv: the verb, DEV, its arguments. */
+static int shaper_verb(int argc, char **argv)
 {
 	struct kb_shaper s, leaves[MAX_LEAVES];
 	size_t nleaves = 0;
 	struct kb_genl g;
 	unsigned ifindex;
-	const char *sub;
-	int err = 0;
+	const char *sub = argv[0];
+	char **a;
+	int na;
+	int err = kb_opt_parse(&kb_cmd_shaper, NULL, argc, argv, &s);
 
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return KB_EXIT_OK;
-	}
-	if (argc < 3) {
-		kb_err("shaper: expected a subcommand and a device (see kbench shaper --help)");
+	if (err)
+		return err < 0 ? KB_EXIT_OK : err;
+	/* DEV and the verb's arguments: what follows the options getopt moved aside. */
+	a = argv + optind;
+	na = argc - optind;
+	if (na < 1) {
+		kb_err("shaper %s: expected a device (see kbench shaper --help)", sub);
 		return KB_EXIT_USAGE;
 	}
-	sub = argv[1];
-	if (strcmp(sub, "caps") && strcmp(sub, "show") && strcmp(sub, "set") &&
-	    strcmp(sub, "delete") && strcmp(sub, "group")) {
-		kb_err("shaper: unknown subcommand '%s' (caps, show, set, delete, group)", sub);
-		return KB_EXIT_USAGE;
-	}
-	if (!(ifindex = if_nametoindex(argv[2]))) {
-		kb_err("shaper: no device '%s' in this network namespace", argv[2]);
+	if (!(ifindex = if_nametoindex(a[0]))) {
+		kb_err("shaper: no device '%s' in this network namespace", a[0]);
 		return KB_EXIT_USAGE;
 	}
 	memset(&s, 0, sizeof(s));
@@ -156,21 +173,21 @@ int cmd_shaper(int argc, char **argv)
 	s.ifindex = ifindex;
 	if (!strcmp(sub, "group"))
 		s.handle.id = KB_SHAPER_NODE_NEW;
-	if (!strcmp(sub, "caps") && argc > 3) {
+	if (!strcmp(sub, "caps") && na > 1) {
 		uint32_t scope;
 
-		if (!kb_shaper_scope_parse(argv[3], &scope)) {
-			kb_err("shaper caps: bad scope '%s': netdev, queue or node", argv[3]);
+		if (!kb_shaper_scope_parse(a[1], &scope)) {
+			kb_err("shaper caps: bad scope '%s': netdev, queue or node", a[1]);
 			return KB_EXIT_USAGE;
 		}
-		if (argc > 4) {
-			kb_err("shaper caps: unexpected argument '%s'", argv[4]);
+		if (na > 2) {
+			kb_err("shaper caps: unexpected argument '%s'", a[2]);
 			return KB_EXIT_USAGE;
 		}
 	}
-	for (int i = 3; strcmp(sub, "caps") && i < argc; i++)
-		if (!parse_kv(argv[i], &s, leaves, &nleaves)) {
-			kb_err("shaper %s: bad argument '%s' (see kbench shaper --help)", sub, argv[i]);
+	for (int i = 1; strcmp(sub, "caps") && i < na; i++)
+		if (!parse_kv(a[i], &s, leaves, &nleaves)) {
+			kb_err("shaper %s: bad argument '%s' (see kbench shaper --help)", sub, a[i]);
 			return KB_EXIT_USAGE;
 		}
 	if (kb_genl_open(&g, NET_SHAPER_FAMILY_NAME)) {
@@ -179,7 +196,7 @@ int cmd_shaper(int argc, char **argv)
 		return KB_EXIT_ENV;
 	}
 	if (!strcmp(sub, "caps")) {
-		err = caps(&g, ifindex, argc - 3, argv + 3);
+		err = caps(&g, ifindex, na - 1, a + 1);
 	} else if (!strcmp(sub, "show")) {
 		struct kb_shaper *all = calloc(MAX_SHAPERS, sizeof(*all));
 		size_t n = 0;
@@ -200,7 +217,7 @@ int cmd_shaper(int argc, char **argv)
 			printf("%s %u\n", kb_shaper_scope_name(made.scope), made.id);
 	}
 	if (err)
-		kb_err("shaper %s %s: %s", sub, argv[2], g.error);
+		kb_err("shaper %s %s: %s", sub, a[0], g.error);
 	kb_genl_close(&g);
 	return err ? KB_EXIT_USAGE : KB_EXIT_OK;
 }

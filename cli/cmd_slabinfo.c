@@ -2,21 +2,38 @@
 #include "commands.h"
 #include "../lib/filter.h"
 #include "../lib/util.h"
+#include "suite_options.h"
 #include "../kernel/bpf/slab_iter.h"
 
 #include "../results/json.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: kbench slabinfo [--proc] [-f GLOB] [--json]\n"
-	"  Every slab cache: object size, objects in use, all objects, slabs, read\n"
-	"  through the 6.13 kmem_cache BPF iterator (--proc: from /proc/slabinfo).\n"
-	"  -f GLOB keeps the caches whose name matches.\n";
+struct slabinfo_cli {
+	struct kb_glob_opt f;
+	bool proc, json;
+};
+
+static const struct kb_option slabinfo_options[] = {
+	{ KB_O("proc", 0, KB_OPT_SET, offsetof(struct slabinfo_cli, proc), NULL,
+	       "read /proc/slabinfo instead of the BPF iterator") },
+	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(struct slabinfo_cli, f), "GLOB",
+	       "keep the caches whose name matches (a comma list or repeated -f)"),
+	  .fn = kb_opt_glob },
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct slabinfo_cli, json), NULL,
+	       "print JSON") },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_slabinfo = {
+	.name = "slabinfo",
+	.about = "  Every slab cache: object size, objects in use, all objects, slabs, read\n"
+		 "  through the 6.13 kmem_cache BPF iterator (--proc: from /proc/slabinfo).\n",
+	.options = slabinfo_options,
+};
 
 static void print(const struct kb_slab_table *t, const char *glob, bool json, const char *src)
 {
@@ -59,45 +76,19 @@ static void print(const struct kb_slab_table *t, const char *glob, bool json, co
 
 int cmd_slabinfo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "proc", no_argument, NULL, 'p' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct slabinfo_cli cli = { .proc = false };
 	struct kb_slab_table t = { 0 };
 	struct kb_slab_iter *it = NULL;
-	const char *glob = NULL;
-	char globs[KB_FILTER_MAX];
-	bool proc = false, json = false;
 	char why[256];
-	int c, err;
+	int err = kb_opt_parse(&kb_cmd_slabinfo, NULL, argc, argv, &cli);
 
-	while ((c = getopt_long(argc, argv, "f:Jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			proc = true;
-			break;
-		case 'f':
-			if (kb_filter_add("slabinfo", globs, sizeof(globs), &glob, optarg))
-				return KB_EXIT_USAGE;
-			break;
-		case 'J':
-			json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		default:
-			return kb_bad_option("slabinfo", argv);
-		}
-	}
+	if (err)
+		return err < 0 ? KB_EXIT_OK : err;
 	if (optind < argc) {
 		kb_err("slabinfo: unexpected argument '%s'", argv[optind]);
 		return KB_EXIT_USAGE;
 	}
-	if (proc) {
+	if (cli.proc) {
 		err = kb_slabinfo_read(&t, why, sizeof(why));
 	} else if (!(it = kb_slab_iter_open(why, sizeof(why)))) {
 		err = -1;
@@ -109,7 +100,7 @@ int cmd_slabinfo(int argc, char **argv)
 		kb_slab_iter_close(it);
 		return KB_EXIT_ENV;
 	}
-	print(&t, glob, json, proc ? "/proc/slabinfo" : "bpf iter/kmem_cache");
+	print(&t, cli.f.list, cli.json, cli.proc ? "/proc/slabinfo" : "bpf iter/kmem_cache");
 	kb_slab_table_free(&t);
 	kb_slab_iter_close(it);
 	return KB_EXIT_OK;

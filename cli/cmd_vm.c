@@ -13,79 +13,73 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: kbench vm run --kernel BZIMAGE [OPTIONS] [-- KBENCH-COMMAND...]\n"
-	"\n"
-	"Boots BZIMAGE under qemu with an initramfs holding this kbench, busybox and\n"
-	"the tools kbench runs, runs KBENCH-COMMAND inside (default: run --quick) and\n"
-	"brings its output back over a serial port. A guest `run` is stored here with\n"
-	"the guest kernel's release as label (unless --label) and the VM in its\n"
-	"environment; any other command's output is printed. The VM has no network\n"
-	"device and is always killed by the end.\n"
-	"\n"
-	"  --kernel BZIMAGE   the kernel image to boot\n"
-	"  --config FILE      its .config, shown to the guest (default: config-VER or\n"
-	"                     config next to the image, or the tree's .config)\n"
-	"  --modules DIR      its lib/modules/RELEASE tree, carried in and loaded on demand\n"
-	"                     (default: modules/ next to the image, if there)\n"
-	KB_VM_OPTIONS_HELP
-	"  --db PATH          store for a guest run (default %s)\n"
-	"  --no-store         do not store the guest run\n"
-	"  -J, --json         print the guest run as JSON instead of the text report\n"
-	"\n"
-	"exit: the guest command's status; 2 bad input, 3 the VM failed or timed out\n";
-
 struct vm_cli {
 	struct kb_vm_job job;
 	const char *db;
 	bool store, json;
 };
 
+static const struct kb_option vm_options[] = {
+	{ KB_O("kernel", 0, KB_OPT_STRING, offsetof(struct vm_cli, job.kernel), "BZIMAGE",
+	       "the kernel image to boot") },
+	{ KB_O("config", 0, KB_OPT_CALL, offsetof(struct vm_cli, job), "FILE",
+	       "its .config, shown to the guest (default: config-VER or\n"
+	       "config next to the image, or the tree's .config)"), .fn = kb_opt_vm,
+	  .key = KB_OPT_VM_CONFIG },
+	{ KB_O("modules", 0, KB_OPT_CALL, offsetof(struct vm_cli, job), "DIR",
+	       "its lib/modules/RELEASE tree, carried in and loaded on\n"
+	       "demand (default: modules/ next to the image, if there)"), .fn = kb_opt_vm,
+	  .key = KB_OPT_VM_MODULES },
+	KB_VM_OPTIONS(struct vm_cli, job),
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct vm_cli, db), "PATH",
+	       "store for a guest run"), .dflt = kb_store_default_path },
+	{ KB_O("no-store", 0, KB_OPT_CLEAR, offsetof(struct vm_cli, store), NULL,
+	       "do not store the guest run") },
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct vm_cli, json), NULL,
+	       "print the guest run as JSON instead of the text report") },
+	{ 0 },
+};
+
+static int vm_run(int argc, char **argv);
+
+static const struct kb_verb vm_verbs[] = {
+	{ "run", vm_run, "--kernel BZIMAGE [OPTIONS] [-- KBENCH-COMMAND...]",
+	  "boot BZIMAGE, run KBENCH-COMMAND inside" },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_vm = {
+	.name = "vm",
+	.about = "  Boots BZIMAGE under qemu with an initramfs holding this kbench, busybox and\n"
+		 "  the tools kbench runs, runs KBENCH-COMMAND inside (default: run --quick) and\n"
+		 "  brings its output back over a serial port. A guest `run` is stored here with\n"
+		 "  the guest kernel's release as label (unless --label) and the VM in its\n"
+		 "  environment; any other command's output is printed. The VM has no network\n"
+		 "  device and is always killed by the end.\n",
+	.options = vm_options,
+	.verbs = vm_verbs,
+	.more = "exit: the guest command's status; 2 bad input, 3 the VM failed or timed out\n",
+	.flags = KB_CMD_STOP_AT_ARG,
+};
+
 static int parse(int argc, char **argv, struct vm_cli *cli)
 {
-	enum { OPT_KERNEL = 256, OPT_DB, OPT_NO_STORE };
-	static const struct option opts[] = {
-		KB_VM_LONG_OPTIONS,
-		{ "config", required_argument, NULL, KB_OPT_VM_CONFIG },
-		{ "modules", required_argument, NULL, KB_OPT_VM_MODULES },
-		{ "kernel", required_argument, NULL, OPT_KERNEL },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "no-store", no_argument, NULL, OPT_NO_STORE },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static char *default_args[] = { "run", "--quick" };
-	int c, rc;
+	int rc = kb_opt_parse(&kb_cmd_vm, "vm run", argc, argv, cli);
 
-	while ((c = getopt_long(argc, argv, "+qJh", opts, NULL)) != -1) {
-		rc = kb_vm_option("vm run", c, optarg, &cli->job);
-		if (rc == 1)
-			continue;
-		if (rc)
-			return rc;
-		switch (c) {
-		case OPT_KERNEL:
-			cli->job.kernel = optarg;
-			break;
-		case OPT_DB:
-			cli->db = optarg;
-			break;
-		case OPT_NO_STORE:
-			cli->store = false;
-			break;
-		case 'J':
-			cli->json = true;
-			break;
-		case 'h':
-			printf(usage, kb_store_default_path());
-			return -1;
-		default:
-			return kb_bad_option("vm", argv);
-		}
-	}
+	if (rc)
+		return rc;
 	cli->job.args = optind < argc ? argv + optind : default_args;
 	cli->job.nargs = optind < argc ? argc - optind : 2;
+	if (!kb_vm_job_is_run(&cli->job) && (cli->json || cli->db)) {
+		/*
+		 * Only a guest run is stored or printed as a run: -J and --db would do
+		 * nothing (--no-store holds anyway; the guest's own -J is its option).
+		 */
+		kb_err("vm run: -J and --db are for a guest `run`, not '%s' (its own options "
+		       "go after --)", cli->job.args[0]);
+		return KB_EXIT_USAGE;
+	}
 	if (kb_vm_job_is_run(&cli->job) &&
 	    (rc = kb_run_check_guest_args(cli->job.nargs - 1, cli->job.args + 1)))
 		return rc;
@@ -171,12 +165,5 @@ static int vm_run(int argc, char **argv)
 
 int cmd_vm(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "run"))
-		return vm_run(argc - 1, argv + 1);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf(usage, kb_store_default_path());
-		return KB_EXIT_OK;
-	}
-	kb_err("vm: expected 'vm run' (see kbench vm --help)");
-	return KB_EXIT_USAGE;
+	return kb_verb_dispatch(&kb_cmd_vm, argc - 1, argv + 1);
 }

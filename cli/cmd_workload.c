@@ -16,7 +16,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +24,6 @@
 #define DIR_WORKLOADS KB_SRCDIR "/workloads"
 #define DIR_PROGRAMS KB_SRCDIR "/build/workloads"
 #define MAX_COMMANDS 8
-
-static const char usage[] =
-	"usage: kbench workload list\n"
-	"       kbench workload run NAME [--label L] [--db PATH] [--no-store]\n"
-	"  Workloads are files in " DIR_WORKLOADS ": NAME.hyperfine (commands\n"
-	"  timed by hyperfine), NAME.fio (fio job files) and NAME.kbench (kbench\n"
-	"  benchmarks, one filter per line, \"samples N\" first). run executes the\n"
-	"  real tool and imports its JSON (see kbench import).\n";
 
 static const char *kind_of(const char *file)
 {
@@ -326,40 +317,69 @@ store_it:
 	return rc;
 }
 
+struct workload_cli {
+	struct kb_suite_cli s;
+};
+
+static const struct kb_option workload_options[] = {
+	KB_SUITE_OPT_LABEL(struct workload_cli, s),
+	KB_SUITE_OPT_DB(struct workload_cli, s),
+	KB_SUITE_OPT_NO_STORE(struct workload_cli, s),
+	{ 0 },
+};
+
+static int workload_list(int argc, char **argv);
+static int workload_run(int argc, char **argv);
+
+static const struct kb_verb workload_verbs[] = {
+	{ "list", workload_list, NULL, "the workloads there are" },
+	{ "run", workload_run, "NAME [OPTIONS]", "run the real tool, import its JSON, store it" },
+	{ 0 },
+};
+
+const struct kb_cmd kb_cmd_workload = {
+	.name = "workload",
+	.about = "  Workloads are files in " DIR_WORKLOADS ": NAME.hyperfine (commands\n"
+		 "  timed by hyperfine), NAME.fio (fio job files) and NAME.kbench (kbench\n"
+		 "  benchmarks, one filter per line, \"samples N\" first). run executes the\n"
+		 "  real tool and imports its JSON (see kbench import).\n",
+	.options = workload_options,
+	.verbs = workload_verbs,
+};
+
+static int workload_list(int argc, char **argv)
+{
+	struct workload_cli cli = { .s.store = true };
+	int rc = kb_opt_parse(&kb_cmd_workload, "workload list", argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (cli.s.label || cli.s.db || !cli.s.store) {
+		kb_err("workload list: --label, --db and --no-store are options of workload run");
+		return KB_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		kb_err("workload list: unexpected argument '%s'", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	return list();
+}
+
+static int workload_run(int argc, char **argv)
+{
+	struct workload_cli cli = { .s.store = true };
+	int rc = kb_opt_parse(&kb_cmd_workload, "workload run", argc, argv, &cli);
+
+	if (rc)
+		return rc < 0 ? KB_EXIT_OK : rc;
+	if (optind + 1 != argc) {
+		kb_err("workload run: expected one workload NAME (see kbench workload list)");
+		return KB_EXIT_USAGE;
+	}
+	return run(argv[optind], cli.s.label, cli.s.db, cli.s.store);
+}
+
 int cmd_workload(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "label", required_argument, NULL, KB_OPT_LABEL },
-		{ "db", required_argument, NULL, KB_OPT_DB },
-		{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct kb_suite_cli cli = { .store = true };
-	int c;
-
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		int taken = kb_suite_option("workload", c, optarg, &cli);
-
-		if (taken == 1)
-			continue;
-		if (taken)
-			return taken;
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return KB_EXIT_OK;
-		}
-		return kb_bad_option("workload", argv);
-	}
-	if (optind < argc && !strcmp(argv[optind], "list") && optind + 1 == argc) {
-		if (cli.label || cli.db || !cli.store) {
-			kb_err("workload list: --label, --db and --no-store are options of workload run");
-			return KB_EXIT_USAGE;
-		}
-		return list();
-	}
-	if (optind + 2 == argc && !strcmp(argv[optind], "run"))
-		return run(argv[optind + 1], cli.label, cli.db, cli.store);
-	kb_err("workload: expected 'list' or 'run NAME' (see kbench workload --help)");
-	return KB_EXIT_USAGE;
+	return kb_verb_dispatch(&kb_cmd_workload, argc - 1, argv + 1);
 }

@@ -2,56 +2,54 @@
 #include "../lib/filter.h"
 #include "../lib/util.h"
 #include "../bench/net/topology.h"
+#include "../analysis/options.h"
+#include "../results/run.h"
 
 #include <stdio.h>
 
-int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli *cli)
+int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v)
 {
-	switch (c) {
-	case KB_OPT_QUICK:
-		cli->opts.full = false;
-		return 1;
-	case KB_OPT_FULL:
-		cli->opts.full = true;
-		return 1;
-	case 'r':
-		if (!kb_parse_long(arg, 1, 100000, &cli->opts.samples)) {
-			kb_err("%s: bad -r value '%s': expected a whole number 1..100000", cmd, arg);
-			return KB_EXIT_USAGE;
-		}
-		return 1;
-	case 'f':
-		return kb_filter_add(cmd, cli->filter_buf, sizeof(cli->filter_buf), &cli->opts.filter,
-				     arg) ? KB_EXIT_USAGE : 1;
-	case KB_OPT_LABEL:
-		if (!kb_label_valid(arg)) {
-			kb_err("%s: bad label '%s': 1..%d characters, no spaces or commas", cmd, arg,
-			       KB_LABEL_MAX - 1);
-			return KB_EXIT_USAGE;
-		}
-		cli->label = arg;
-		return 1;
-	case KB_OPT_DB:
-		cli->db = arg;
-		return 1;
-	case KB_OPT_NO_STORE:
-		cli->store = false;
-		return 1;
-	case KB_OPT_NET_DEV:
-		cli->net_dev = arg;
-		return 1;
-	case KB_OPT_NET_PEER:
-		cli->net_peer = arg;
-		return 1;
-	case 'J':
-		cli->json = true;
-		return 1;
-	case 'q':
-		cli->quiet = true;
-		return 1;
-	default:
-		return 0;
+	struct kb_suite_cli *cli = v;
+
+	(void)o;
+	return kb_filter_add(who, cli->filter_buf, sizeof(cli->filter_buf), &cli->opts.filter,
+			     arg) ? KB_EXIT_USAGE : 0;
+}
+
+int kb_opt_glob(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	struct kb_glob_opt *g = v;
+
+	(void)o;
+	return kb_filter_add(who, g->buf, sizeof(g->buf), &g->list, arg) ? KB_EXIT_USAGE : 0;
+}
+
+int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	(void)o;
+	if (!kb_label_valid(arg)) {
+		kb_err("%s: bad label '%s': 1..%d characters, no spaces or commas", who, arg,
+		       KB_LABEL_MAX - 1);
+		return KB_EXIT_USAGE;
 	}
+	*(const char **)v = arg;
+	return 0;
+}
+
+int kb_opt_percent(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	return kb_option_percent(who, o->name, arg, v) ? KB_EXIT_USAGE : 0;
+}
+
+int kb_opt_alpha(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	(void)o;
+	return kb_option_alpha(who, arg, v) ? KB_EXIT_USAGE : 0;
+}
+
+int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	return kb_option_format(who, arg, o->key == 1, v) ? KB_EXIT_USAGE : 0;
 }
 
 void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_opts *o)

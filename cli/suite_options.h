@@ -1,16 +1,20 @@
 /*
- * The options that kbench run and kbench calibrate share: what to run
- * (--quick/--full, -r, -f), how to label and store it (--label, --db,
- * --no-store) and how to print (-J, -q).
+ * The options several commands share, as lib/options.h table entries:
+ * what to run (--quick/--full, -r, -f), how to label and store it (--label,
+ * --db, --no-store) and how to print (-J, -q), as kbench run and kbench
+ * calibrate take them; and the checked values of the analysis commands
+ * (--threshold, --alpha, --format, -f globs).
  */
 #ifndef KB_SUITE_OPTIONS_H
 #define KB_SUITE_OPTIONS_H
 
 #include "../lib/filter.h"
+#include "../lib/options.h"
 #include "../bench/harness.h"
+#include "../results/store.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
+#include <stddef.h>
 
 struct kb_suite_cli {
 	struct kb_run_opts opts;
@@ -20,31 +24,63 @@ struct kb_suite_cli {
 	bool store, json, quiet;
 };
 
-enum { KB_OPT_QUICK = 256, KB_OPT_FULL, KB_OPT_LABEL, KB_OPT_DB, KB_OPT_NO_STORE,
-       KB_OPT_NET_DEV, KB_OPT_NET_PEER, KB_OPT_SUITE_END };
+/* -f GLOB for a command of its own: a union of comma lists and repeats. */
+struct kb_glob_opt {
+	char buf[KB_FILTER_MAX];
+	const char *list;	/* NULL: everything */
+};
 
-/* Their short letters, for the getopt string. */
-#define KB_SUITE_SHORT "r:f:Jq"
+/* Callbacks (lib/options.h kb_opt_fn) for the entries below. */
+int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v);
+int kb_opt_glob(const char *who, const struct kb_option *o, const char *arg, void *v);
+int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, void *v);
+/* --NAME 5%: a fraction into the double; --alpha: 0 < alpha < 1. */
+int kb_opt_percent(const char *who, const struct kb_option *o, const char *arg, void *v);
+int kb_opt_alpha(const char *who, const struct kb_option *o, const char *arg, void *v);
+/* --format text|markdown|json (key 1: markdown allowed) into an enum kb_format. */
+int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, void *v);
 
-#define KB_SUITE_LONG_OPTIONS                                          \
-	{ "quick", no_argument, NULL, KB_OPT_QUICK },                  \
-	{ "full", no_argument, NULL, KB_OPT_FULL },                    \
-	{ "samples", required_argument, NULL, 'r' },                   \
-	{ "filter", required_argument, NULL, 'f' },                    \
-	{ "label", required_argument, NULL, KB_OPT_LABEL },            \
-	{ "db", required_argument, NULL, KB_OPT_DB },                  \
-	{ "no-store", no_argument, NULL, KB_OPT_NO_STORE },            \
-	{ "net-dev", required_argument, NULL, KB_OPT_NET_DEV },        \
-	{ "net-peer", required_argument, NULL, KB_OPT_NET_PEER },      \
-	{ "json", no_argument, NULL, 'J' },                            \
-	{ "quiet", no_argument, NULL, 'q' }
+#define KB_STR_(x) #x
+#define KB_STR(x) KB_STR_(x)
 
-/*
- * Takes option c (value arg) when it is one of the shared ones: 1 taken,
- * 0 not a shared option, KB_EXIT_USAGE on a bad value (error printed,
- * prefixed with cmd).
- */
-int kb_suite_option(const char *cmd, int c, const char *arg, struct kb_suite_cli *cli);
+/* T's member m is a struct kb_suite_cli. */
+#define KB_SUITE_OPT_LABEL(T, m)                                                       \
+	{ KB_O("label", 0, KB_OPT_CALL, offsetof(T, m.label), "L",                          \
+	  "label stored with the run (default: the kernel release)"), .fn = kb_opt_label }
+#define KB_SUITE_OPT_DB(T, m)                                                          \
+	{ KB_O("db", 0, KB_OPT_STRING, offsetof(T, m.db), "PATH", "results database"),       \
+	  .dflt = kb_store_default_path }
+#define KB_SUITE_OPT_NO_STORE(T, m) \
+	{ KB_O("no-store", 0, KB_OPT_CLEAR, offsetof(T, m.store), NULL, "do not store the run") }
+#define KB_SUITE_OPT_JSON(T, m, help) { KB_O("json", 'J', KB_OPT_SET, offsetof(T, m.json), NULL, help) }
+
+#define KB_SUITE_OPTIONS(T, m)                                                                   \
+	{ KB_O("quick", 0, KB_OPT_CLEAR, offsetof(T, m.opts.full), NULL,                              \
+	  "short sweep, " KB_STR(KB_QUICK_SAMPLES) " samples per case (default)") },             \
+	{ KB_O("full", 0, KB_OPT_SET, offsetof(T, m.opts.full), NULL,                                 \
+	  "full parameter sweep, " KB_STR(KB_FULL_SAMPLES) " samples per case") },               \
+	{ KB_O("samples", 'r', KB_OPT_LONG, offsetof(T, m.opts.samples), "N", "samples per case"),     \
+	  .min = 1, .max = 100000 },                                                             \
+	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(T, m), "GLOB",                                    \
+	  "benchmarks to run, e.g. 'mm/guard/*' (see kbench list);\n"                            \
+	  "a comma list or repeated -f selects the union"), .fn = kb_opt_suite_filter },          \
+	KB_SUITE_OPT_LABEL(T, m),                                                                \
+	KB_SUITE_OPT_DB(T, m),                                                                   \
+	KB_SUITE_OPT_NO_STORE(T, m),                                                             \
+	{ KB_O("net-dev", 0, KB_OPT_STRING, offsetof(T, m.net_dev), "DEV",                            \
+	  "a real NIC for the net/ benchmarks (with --net-peer)") },                              \
+	{ KB_O("net-peer", 0, KB_OPT_STRING, offsetof(T, m.net_peer), "ADDR",                         \
+	  "the IPv4 address of the peer running kbench napi serve") },                            \
+	KB_SUITE_OPT_JSON(T, m, "print JSON instead of the text report"),                       \
+	{ KB_O("quiet", 'q', KB_OPT_SET, offsetof(T, m.quiet), NULL, "no progress on stderr") }
+
+/* --threshold, --alpha of the verdicts, into doubles T.t and T.a. */
+#define KB_OPT_THRESHOLD(T, t)                                                          \
+	{ KB_O("threshold", 0, KB_OPT_CALL, offsetof(T, t), "P",                             \
+	  "smallest change called slower or faster (e.g. 5%)"), .fn = kb_opt_percent }
+#define KB_OPT_ALPHA(T, a)                                                               \
+	{ KB_O("alpha", 0, KB_OPT_CALL, offsetof(T, a), "A",                                  \
+	  "significance level of the rank tests (e.g. 0.01)"), .fn = kb_opt_alpha }
 
 /*
  * After the options: --net-dev and --net-peer come together, name an

@@ -77,3 +77,10 @@ int kb_vm_job_check(const char *cmd, struct kb_vm_job *j)
 	}
 	return 0;
 }
+
+int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	int rc = kb_vm_option(who, o->key, arg, v);
+
+	return rc == 1 ? 0 : rc ? rc : KB_EXIT_USAGE;
+}

@@ -3,7 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <getopt.h>	/* optind */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,32 +146,6 @@ int kb_bad_option(const char *cmd, char **argv)
 
 	kb_err("%s: unknown option or missing value: '%s' (see kbench %s --help)", cmd, arg, cmd);
 	return KB_EXIT_USAGE;
-}
-
-int kb_parse_json_only(const char *cmd, const char *usage, int argc, char **argv, bool *json)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "Jh", opts, NULL)) != -1) {
-		if (c == 'J') {
-			*json = true;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return -1;
-		} else {
-			return kb_bad_option(cmd, argv);
-		}
-	}
-	if (optind < argc) {
-		kb_err("%s: unexpected argument '%s'", cmd, argv[optind]);
-		return KB_EXIT_USAGE;
-	}
-	return 0;
 }
 
 char *kb_rstrip(char *s)

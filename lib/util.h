@@ -48,12 +48,6 @@ int kb_write_file(const char *path, const char *value);
  */
 int kb_bad_option(const char *cmd, char **argv);
 
-/*
- * Parses the options of a command that takes only [--json] and --help:
- * 0 to go on, -1 when help was printed, KB_EXIT_USAGE on bad input.
- */
-int kb_parse_json_only(const char *cmd, const char *usage, int argc, char **argv, bool *json);
-
 /* Strips trailing whitespace in place and returns s. */
 char *kb_rstrip(char *s);
 

@@ -350,6 +350,8 @@ Test(cli_input, ab_and_vm_run_bad_values_boot_nothing, .timeout = 120)
 		{ AB, "-- -f 'nosuch/*'", "no benchmark matches" },
 		{ AB, "-- --bogus", "'--bogus'" },
 		{ AB, "-- stray", "unexpected argument 'stray'" },
+		{ AB " -r 3", "", "rounds are -n" },
+		{ AB " -n 0", "", "-n value '0'" },
 		{ "vm run --kernel " DEBIAN_KERNEL, "-- run -r 0", "-r value '0'" },
 		{ "vm run --kernel " DEBIAN_KERNEL, "-- run --cpu -1", "--cpu" },
 	};

@@ -321,7 +321,7 @@ Test(compare, pooled_runs_with_run_level_noise_stay_quiet, .timeout = 120)
 }
 
 /*
- * Side by side pools of 3 runs (as kbench ab -r 3 stores them). Run k's
+ * Side by side pools of 3 runs (as kbench ab -n 3 stores them). Run k's
  * level is levels[k] (B's scaled by 1 + shift), 10 samples of 1% around it.
  */
 static enum kb_verdict pooled_verdict(const double levels[6], double shift, gsl_rng *rng,

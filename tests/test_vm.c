@@ -392,8 +392,8 @@ Test(vm, bad_input_is_one_line, .timeout = 30)
 		"vm run --kernel " DEBIAN_KERNEL " --tcg-threads many",
 		"vm frobnicate",
 		"ab --base " DEBIAN_KERNEL,
-		"ab --base " DEBIAN_KERNEL " --patched /nonexistent -r 2",
-		"ab --base " DEBIAN_KERNEL " --patched " DEBIAN_KERNEL " -r 0",
+		"ab --base " DEBIAN_KERNEL " --patched /nonexistent -n 2",
+		"ab --base " DEBIAN_KERNEL " --patched " DEBIAN_KERNEL " -n 0",
 	};
 	static struct cli_result r;
 
@@ -421,7 +421,7 @@ Test(vm, ab_of_one_image_is_all_same, .timeout = 1200)
 	need_kernel();
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/ab.db", dir);
-	run_cli(&r, "ab --base %s --patched %s -r 2 --accel tcg " VM_LIMIT " --db %s --label aa "
+	run_cli(&r, "ab --base %s --patched %s -n 2 --accel tcg " VM_LIMIT " --db %s --label aa "
 		"--format json "
 		"-q -- -f 'mm/guard/*a[cs]*' --quick", DEBIAN_KERNEL, DEBIAN_KERNEL, db);
 	cr_assert_eq(r.status, 0, "ab: exit %d: %s", r.status, r.err);
@@ -601,7 +601,7 @@ Test(vm, ab_gives_each_side_its_own_config, .timeout = 900)
 	fprintf(f, "%s# CONFIG_KBENCH_TEST_MARKER is not set\n", text);
 	fclose(f);
 	free(text);
-	run_cli(&r, "ab --base %s --patched %s -r 1 --accel tcg " VM_LIMIT " --no-modules --db %s "
+	run_cli(&r, "ab --base %s --patched %s -n 1 --accel tcg " VM_LIMIT " --no-modules --db %s "
 		"--label own "
 		"-q -- -f mm/guard/vmas -r 3", DEBIAN_KERNEL, image, db);
 	cr_assert_eq(r.status, 0, "ab: exit %d: %s", r.status, r.err);
