@@ -215,7 +215,7 @@ run: setup
 	$(BUILD)/kbench report
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, its data under
-# PREFIX/share/kbench and PREFIX/lib/kbench. An installed kbench keeps its
+# PREFIX/share/kbench and PREFIX/lib/kbench, the docs, bash completion. An installed kbench keeps its
 # store and dashboard in /var/lib/kbench (KBENCH_STATE_DIR), not in PREFIX.
 PREFIX ?= /usr/local
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
@@ -229,6 +229,8 @@ install: all
 		$(INSTALL_ROOT)/share/kbench/workloads/
 	install -m 0755 $(PROGRAMS) $(INSTALL_ROOT)/lib/kbench/workloads/
 	install -m 0644 README.md LICENSE docs/*.md $(INSTALL_ROOT)/share/doc/kbench/
+	install -d $(INSTALL_ROOT)/share/bash-completion/completions
+	$(BUILD)/kbench completion bash > $(INSTALL_ROOT)/share/bash-completion/completions/kbench
 
 # Nightly CI: full suite, compare with the previous run, history, dashboard (.ci/nightly).
 nightly: setup

@@ -3,6 +3,7 @@
 #include "../kernel/kernel_build.h"
 #include "commands.h"
 #include "../kernel/env.h"
+#include "../lib/paths.h"
 #include "../lib/util.h"
 #include "../results/json.h"
 
@@ -100,11 +101,11 @@ struct kernel_cli {
 
 static const struct kb_option kernel_options[] = {
 	{ KB_O("fragments", 0, KB_OPT_STRING, offsetof(struct kernel_cli, b.fragments), "DIR",
-	       "the fragments DIR/FEATURE.config (default " KB_FRAGMENT_DIR ")") },
+	       "the fragments DIR/FEATURE.config"), .dflt = kb_path_fragments },
 	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct kernel_cli, json), NULL,
 	       "print the check as JSON") },
 	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct kernel_cli, b.out), "DIR",
-	       "build: where bzImage, config and modules/ go\n(default build/kernels/RELEASE)") },
+	       "build: where bzImage, config and modules/ go\n(default build/kernels/RELEASE; installed:\n/var/lib/kbench/kernels/RELEASE)") },
 	{ KB_O("jobs", 'j', KB_OPT_LONG, offsetof(struct kernel_cli, b.jobs), "N",
 	       "build: make jobs (default: online CPUs)"), .min = 1, .max = 1024 },
 	{ KB_O("config-only", 0, KB_OPT_SET, offsetof(struct kernel_cli, b.config_only), NULL,
@@ -113,10 +114,10 @@ static const struct kb_option kernel_options[] = {
 	       "build: only these fragments (e.g. vm,net,shaper; default: all)") },
 	{ KB_O("tiny", 0, KB_OPT_SET, offsetof(struct kernel_cli, b.tiny), NULL,
 	       "build: start from make tinyconfig (always, replacing a\n"
-	       ".config) plus " KB_FRAGMENT_DIR "/tiny/userspace.config,\n"
-	       "what the VM runner's userspace needs: a kernel of\n"
-	       "minutes, not half an hour (--tiny --features\n"
-	       "vm,net,shaper: netdevsim for net-shaper)") },
+	       ".config) plus the default fragments'\n"
+	       "tiny/userspace.config, what the VM runner's userspace\n"
+	       "needs: a kernel of minutes, not half an hour (--tiny\n"
+	       "--features vm,net,shaper: netdevsim for net-shaper)") },
 	{ 0 },
 };
 
@@ -148,7 +149,7 @@ const struct kb_cmd kb_cmd_kernel = {
 
 static int kernel_check(int argc, char **argv)
 {
-	struct kernel_cli cli = { .b.fragments = KB_FRAGMENT_DIR };
+	struct kernel_cli cli = { .b.fragments = kb_path_fragments() };
 	int rc = kb_opt_parse(&kb_cmd_kernel, "kernel check", argc, argv, &cli);
 
 	if (rc)
@@ -167,7 +168,7 @@ static int kernel_check(int argc, char **argv)
 
 static int kernel_build(int argc, char **argv)
 {
-	struct kernel_cli cli = { .b.fragments = KB_FRAGMENT_DIR };
+	struct kernel_cli cli = { .b.fragments = kb_path_fragments() };
 	struct kb_kernel_build *b = &cli.b;
 	char image[4200], config[4200], err[1024];
 	int rc = kb_opt_parse(&kb_cmd_kernel, "kernel build", argc, argv, &cli);

@@ -2,6 +2,7 @@
 #include "../dashboards/report.h"
 #include "commands.h"
 #include "../lib/filter.h"
+#include "../lib/paths.h"
 #include "../lib/util.h"
 #include "suite_options.h"
 #include "../results/select.h"
@@ -11,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_DIR KB_SRCDIR "/dashboards/site"
-
 struct report_cli {
 	struct kb_glob_opt f;
 	const char *dir, *db, *a, *b;
@@ -20,7 +19,7 @@ struct report_cli {
 
 static const struct kb_option report_options[] = {
 	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct report_cli, dir), "DIR",
-	       "the site's directory (default " DEFAULT_DIR ")") },
+	       "the site's directory"), .dflt = kb_path_site },
 	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(struct report_cli, f), "GLOB",
 	       "only these benchmarks (a comma list or repeated -f)"), .fn = kb_opt_glob },
 	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct report_cli, db), "PATH",
@@ -177,7 +176,7 @@ static int write_report(struct kb_report *r, const char *dir)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_cli cli = { .dir = DEFAULT_DIR };
+	struct report_cli cli = { .dir = kb_path_site() };
 	struct kb_report r;
 	struct run_index x;
 	struct kb_series *series = NULL;

@@ -10,6 +10,7 @@
 #include "../lib/spawn.h"
 #include "../kernel/undo.h"
 #include "suite_options.h"
+#include "../lib/paths.h"
 #include "../lib/util.h"
 #include "../results/keep.h"
 #include "../results/store.h"
@@ -21,8 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DIR_WORKLOADS KB_SRCDIR "/workloads"
-#define DIR_PROGRAMS KB_SRCDIR "/build/workloads"
 #define MAX_COMMANDS 8
 
 static const char *kind_of(const char *file)
@@ -40,11 +39,11 @@ static const char *kind_of(const char *file)
 
 static int list(void)
 {
-	DIR *d = opendir(DIR_WORKLOADS);
+	DIR *d = opendir(kb_path_workloads());
 	struct dirent *e;
 
 	if (!d) {
-		kb_err("workload: %s: %s", DIR_WORKLOADS, strerror(errno));
+		kb_err("workload: %s: %s", kb_path_workloads(), strerror(errno));
 		return KB_EXIT_ENV;
 	}
 	while ((e = readdir(d)))
@@ -114,7 +113,7 @@ static int run_hyperfine(const char *file, const char *tmp, char *json, size_t s
 			continue;
 		*tab = '\0';
 		snprintf(names[n], 64, "%s", line);
-		expand(tab + 1, "{bin}", DIR_PROGRAMS, cmds[n], sizeof(cmds[n]));
+		expand(tab + 1, "{bin}", kb_path_programs(), cmds[n], sizeof(cmds[n]));
 		peaks[n] = peak_vmas(cmds[n], tmp);
 		n++;
 	}
@@ -257,7 +256,7 @@ static int run(const char *name, const char *label, const char *db, bool store)
 	}
 
 	for (int k = 0; k < 3 && !kind; k++) {
-		snprintf(file, sizeof(file), "%s/%s.%s", DIR_WORKLOADS, name, kinds[k]);
+		snprintf(file, sizeof(file), "%s/%s.%s", kb_path_workloads(), name, kinds[k]);
 		if (access(file, R_OK) == 0)
 			kind = kinds[k];
 	}
@@ -339,7 +338,8 @@ static const struct kb_verb workload_verbs[] = {
 
 const struct kb_cmd kb_cmd_workload = {
 	.name = "workload",
-	.about = "  Workloads are files in " DIR_WORKLOADS ": NAME.hyperfine (commands\n"
+	.about = "  Workloads are files in the workloads directory (workloads/ of the source\n"
+		 "  tree, PREFIX/share/kbench/workloads installed): NAME.hyperfine (commands\n"
 		 "  timed by hyperfine), NAME.fio (fio job files) and NAME.kbench (kbench\n"
 		 "  benchmarks, one filter per line, \"samples N\" first). run executes the\n"
 		 "  real tool and imports its JSON (see kbench import).\n",

@@ -10,8 +10,6 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-/* The fragments shipped with kbench. */
-#define KB_FRAGMENT_DIR KB_SRCDIR "/kernel/config"
 /* The fragment that is the union of the others (not a feature of its own). */
 #define KB_FRAGMENT_ALL "kbench.config"
 

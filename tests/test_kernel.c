@@ -18,6 +18,8 @@
 #define DEBIAN_CONFIG KB_SRCDIR "/build/kernels/debian/config"
 /* Shared by every clone of this checkout (a symlink) and read only: tests configure a copy. */
 #define KCONFIG_TREE KB_SRCDIR "/build/kernels/linux-6.12-kconfig"
+/* The fragments in this source tree. */
+#define FRAGMENTS KB_SRCDIR "/kernel/config"
 
 static char tree_dir[256], tree[300], tree_config[320];
 
@@ -83,9 +85,9 @@ static void expect_lines_in(const char *a, const char *b, const char *what)
 
 Test(kernel, kbench_config_is_the_union_of_the_fragments)
 {
-	char *all = slurp(KB_FRAGMENT_DIR "/" KB_FRAGMENT_ALL, NULL), *joined = strdup(""), err[256];
+	char *all = slurp(FRAGMENTS "/" KB_FRAGMENT_ALL, NULL), *joined = strdup(""), err[256];
 	size_t n = 0;
-	char **names = kb_config_fragments(KB_FRAGMENT_DIR, &n, err, sizeof(err));
+	char **names = kb_config_fragments(FRAGMENTS, &n, err, sizeof(err));
 
 	cr_assert_not_null(all);
 	cr_assert_not_null(names, "%s", err);
@@ -93,7 +95,7 @@ Test(kernel, kbench_config_is_the_union_of_the_fragments)
 	for (size_t i = 0; i < n; i++) {
 		char path[512], *text, *more;
 
-		snprintf(path, sizeof(path), "%s/%s", KB_FRAGMENT_DIR, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", FRAGMENTS, names[i]);
 		text = slurp(path, NULL);
 		cr_assert_not_null(text);
 		cr_assert_geq(asprintf(&more, "%s%s\n", joined, text), 0);
