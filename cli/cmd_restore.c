@@ -44,7 +44,7 @@ static void add(pid_t pid, const struct kb_journal_change *c, size_t n, bool dry
 }
 
 static const struct kb_option restore_options[] = {
-	{ KB_O("dry-run", 'n', KB_OPT_SET, offsetof(struct report, dry_run), NULL,
+	{ KB_O("dry-run", 0, KB_OPT_SET, offsetof(struct report, dry_run), NULL,
 	       "only list what would be restored") },
 	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct report, json), NULL,
 	       "print the changes as JSON") },
