@@ -11,8 +11,9 @@ APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev 
 # Booting kernels in VMs (kbench vm, kbench ab, make kernel-ab).
 APT_VM_PACKAGES := qemu-system-x86 busybox
 # `make test` adds: the test framework, a browser for the dashboard tests,
-# libFuzzer's runtime, and what kbench kernel build needs to build a kernel.
-APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev \
+# libFuzzer's runtime, perf (the kernel's own counts some tests check kbench
+# against) and what kbench kernel build needs to build a kernel.
+APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev linux-perf \
 	flex bison bc libelf-dev dwarves
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.

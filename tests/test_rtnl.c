@@ -7,7 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The running kernel's config, read here apart from kbench: NULL when there is none. */
 static char *kernel_config(void)
@@ -99,18 +104,131 @@ Test(rtnl, both_methods_with_rates_and_lock_wait, .timeout = 120)
 }
 
 /*
+ * The kernel's own count of struct net allocations and frees, apart from
+ * kbench: perf stat on the kmem tracepoints, filtered to the net_namespace
+ * cache, system wide (the frees run in the cleanup work, not in kbench),
+ * printing its totals every 250 ms into a file of the test's own. Other
+ * processes' namespaces can only add to both counts.
+ */
+struct netns_watch {
+	pid_t perf;
+	char dir[256], out[300];
+	bool tracefs_was_mounted;
+};
+
+static bool tracefs_mounted(void)
+{
+	char *m = slurp("/proc/mounts", NULL);
+	bool yes = m && strstr(m, " tracefs ");
+
+	free(m);
+	return yes;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Sums perf's interval lines ("time,count,,event,...") per event; false before the first. */
+static bool netns_totals(const struct netns_watch *w, long *made, long *freed)
+{
+	char *text = slurp(w->out, NULL), *line, *save = NULL;
+	bool any = false;
+
+	*made = *freed = 0;
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		long count;
+		char event[64];
+
+		if (sscanf(line, " %*[0-9.],%ld,,%63[^,]", &count, event) != 2)
+			continue;
+		any = true;
+		if (!strcmp(event, "kmem:kmem_cache_alloc"))
+			*made += count;
+		else if (!strcmp(event, "kmem:kmem_cache_free"))
+			*freed += count;
+	}
+	free(text);
+	return any;
+}
+
+static void netns_watch_start(struct netns_watch *w)
+{
+	long made, freed;
+	int i;
+
+	make_tmpdir(w->dir, sizeof(w->dir));
+	snprintf(w->out, sizeof(w->out), "%s/perf.csv", w->dir);
+	w->tracefs_was_mounted = tracefs_mounted();
+	w->perf = fork();
+	cr_assert_neq(w->perf, -1);
+	if (w->perf == 0) {
+		if (!freopen(w->out, "w", stderr) || dup2(fileno(stderr), 1) < 0)
+			_exit(126);
+		execlp("perf", "perf", "stat", "-a", "-x,", "-I", "250",
+		       "-e", "kmem:kmem_cache_alloc", "--filter", "name == \"net_namespace\"",
+		       "-e", "kmem:kmem_cache_free", "--filter", "name == \"net_namespace\"",
+		       (char *)NULL);
+		_exit(127);
+	}
+	/* Counting has begun once the first interval is printed (bounded: 60 s). */
+	for (i = 0; i < 600 && !netns_totals(w, &made, &freed); i++) {
+		if (waitpid(w->perf, NULL, WNOHANG) == w->perf) {
+			char *why = slurp(w->out, NULL);
+
+			cr_assert_fail("perf stat on the kmem tracepoints ended: %s", why ? why : "");
+		}
+		sleep_ms(100);
+	}
+	cr_assert_lt(i, 600, "perf stat printed no interval in 60 s");
+}
+
+/* Waits (bounded: 120 s) until both counts reach want; what they reached. */
+static void netns_watch_until(const struct netns_watch *w, long want, long *made, long *freed)
+{
+	for (int i = 0; i < 1200; i++) {
+		if (netns_totals(w, made, freed) && *made >= want && *freed >= want)
+			return;
+		sleep_ms(100);
+	}
+}
+
+/* Stops the test's perf; a tracefs that perf mounted is unmounted again. */
+static void netns_watch_stop(struct netns_watch *w)
+{
+	kill(w->perf, SIGINT);
+	waitpid(w->perf, NULL, 0);
+	if (!w->tracefs_was_mounted && tracefs_mounted())
+		umount("/sys/kernel/tracing");
+	unlink(w->out);
+	rmdir(w->dir);
+}
+
+/*
  * Namespace churn and the asynchronous cleanup: every sample of the cleanup
  * is a real wait (the kernel had to dismantle 10 namespaces, each with a
- * veth, before their peers vanished from the observer namespace).
+ * veth, before their peers vanished from the observer namespace). The
+ * kernel's own counts show that many namespaces made and freed: 2
+ * benchmarks x 3 samples x 10 at least.
  */
-Test(rtnl, netns_churn_and_async_cleanup, .timeout = 120)
+Test(rtnl, netns_churn_and_async_cleanup, .timeout = 300)
 {
 	static struct cli_result r;
+	struct netns_watch w;
+	long made, freed;
 	cJSON *doc, *it;
 	int churn = 0, cleanup = 0;
 
+	netns_watch_start(&w);
 	run_cli(&r, "run -f 'net/rtnl/netns*' -r 3 --no-store -q -J");
+	netns_watch_until(&w, 2 * 3 * 10, &made, &freed);
+	netns_watch_stop(&w);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect_geq(made, 2 * 3 * 10, "the kernel made %ld namespaces", made);
+	cr_expect_geq(freed, 2 * 3 * 10, "the kernel freed %ld namespaces", freed);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
