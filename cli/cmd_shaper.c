@@ -3,7 +3,9 @@
 #include "commands.h"
 #include "../lib/options.h"
 #include "../lib/util.h"
+#include "../results/json.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdint.h>
@@ -72,6 +74,31 @@ static bool parse_kv(const char *kv, struct kb_shaper *s, struct kb_shaper *leav
 	return true;
 }
 
+static cJSON *shaper_json(const struct kb_shaper *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "scope", kb_shaper_scope_name(s->handle.scope));
+	cJSON_AddNumberToObject(o, "id", s->handle.id);
+	if (s->has_parent) {
+		cJSON *p = cJSON_AddObjectToObject(o, "parent");
+
+		cJSON_AddStringToObject(p, "scope", kb_shaper_scope_name(s->parent.scope));
+		cJSON_AddNumberToObject(p, "id", s->parent.id);
+	}
+	if (s->has_bw_max)
+		cJSON_AddNumberToObject(o, "bw_max", (double)s->bw_max);
+	if (s->has_bw_min)
+		cJSON_AddNumberToObject(o, "bw_min", (double)s->bw_min);
+	if (s->has_burst)
+		cJSON_AddNumberToObject(o, "burst", (double)s->burst);
+	if (s->has_priority)
+		cJSON_AddNumberToObject(o, "priority", s->priority);
+	if (s->has_weight)
+		cJSON_AddNumberToObject(o, "weight", s->weight);
+	return o;
+}
+
 static void print_shaper(const struct kb_shaper *s)
 {
 	printf("%-7s %6u", kb_shaper_scope_name(s->handle.scope), s->handle.id);
@@ -90,38 +117,64 @@ static void print_shaper(const struct kb_shaper *s)
 	putchar('\n');
 }
 
-static int caps(struct kb_genl *g, unsigned ifindex, int argc, char **argv)
+/* Per scope: its capabilities, or the kernel's answer. JSON: {scope: {caps: [...]} | {error}}. */
+static int caps(struct kb_genl *g, unsigned ifindex, int argc, char **argv, bool json)
 {
 	static const char *const names[] = { "metric-bps", "metric-pps", "nesting", "bw-min",
 					      "bw-max", "burst", "priority", "weight" };
+	cJSON *doc = json ? cJSON_CreateObject() : NULL;
 
 	for (uint32_t scope = 1; scope < 4; scope++) {
+		const char *name = kb_shaper_scope_name(scope);
+		cJSON *o = NULL, *list = NULL;
 		uint32_t flags;
 
-		if (argc > 0 && strcmp(argv[0], kb_shaper_scope_name(scope)))
+		if (argc > 0 && strcmp(argv[0], name))
 			continue;
+		if (json)
+			o = cJSON_AddObjectToObject(doc, name);
 		if (kb_shaper_caps(g, ifindex, scope, &flags)) {
-			printf("%-7s %s\n", kb_shaper_scope_name(scope), g->error);
+			if (json)
+				cJSON_AddStringToObject(o, "error", g->error);
+			else
+				printf("%-7s %s\n", name, g->error);
 			continue;
 		}
-		printf("%-7s", kb_shaper_scope_name(scope));
+		if (json)
+			list = cJSON_AddArrayToObject(o, "caps");
+		else
+			printf("%-7s", name);
 		for (int b = 0; b < 8; b++)
-			if (flags & (1u << (NET_SHAPER_A_CAPS_SUPPORT_METRIC_BPS + b)))
-				printf(" %s", names[b]);
-		putchar('\n');
+			if (flags & (1u << (NET_SHAPER_A_CAPS_SUPPORT_METRIC_BPS + b))) {
+				if (json)
+					cJSON_AddItemToArray(list, cJSON_CreateString(names[b]));
+				else
+					printf(" %s", names[b]);
+			}
+		if (!json)
+			putchar('\n');
 	}
+	if (json)
+		kb_json_print_and_free(doc);
 	return KB_EXIT_OK;
 }
 
 static int shaper_verb(int argc, char **argv);
 
-static const struct kb_option shaper_options[] = { { 0 } };
+struct shaper_cli {
+	bool json;
+};
+
+static const struct kb_option shaper_options[] = {
+	{ KB_O("json", 'J', KB_OPT_SET, offsetof(struct shaper_cli, json), NULL,
+	       "caps, show, group: print JSON") },
+	{ 0 },
+};
 
 static const struct kb_verb shaper_verbs[] = {
 	{ "caps", shaper_verb, "DEV [scope]", "what the device's shapers can do, per scope" },
 	{ "show", shaper_verb, "DEV", "the device's shapers" },
-	{ "set", shaper_verb, "DEV scope=S id=N [bw-max=BPS] [bw-min=BPS] [burst=B]\n"
-	  "[priority=P] [weight=W] [metric=bps|pps]", "make or change a shaper" },
+	{ "set", shaper_verb, "DEV scope=S id=N [KEY=VALUE...]", "make or change a shaper" },
 	{ "delete", shaper_verb, "DEV scope=S id=N", "delete a shaper" },
 	{ "group", shaper_verb, "DEV [id=N] [bw-max=...] leaf=SCOPE:ID[:WEIGHT]...",
 	  "group leaves under a node; without id= a new node,\nwhose handle is printed" },
@@ -132,6 +185,8 @@ const struct kb_cmd kb_cmd_shaper = {
 	.name = "shaper",
 	.synopsis = "VERB DEV [key=value...]",
 	.about = "  Scopes: netdev, queue, node. Rates in bits (or packets) per second.\n"
+		 "  Keys of set and group: bw-max=BPS bw-min=BPS burst=B priority=P\n"
+		 "  weight=W metric=bps|pps.\n"
 		 "  Needs a kernel with the net-shaper family and a device that implements\n"
 		 "  it (netdevsim, iavf in 6.13); kernel errors come with its own message.\n",
 	.options = shaper_options,
@@ -153,10 +208,16 @@ static int shaper_verb(int argc, char **argv)
 	const char *sub = argv[0];
 	char **a;
 	int na;
-	int err = kb_opt_parse(&kb_cmd_shaper, NULL, argc, argv, &s);
+	struct shaper_cli cli = { 0 };
+	int err = kb_opt_parse(&kb_cmd_shaper, NULL, argc, argv, &cli);
 
 	if (err)
 		return err < 0 ? KB_EXIT_OK : err;
+	if (cli.json && (!strcmp(sub, "set") || !strcmp(sub, "delete"))) {
+		kb_err("shaper %s: -J is an option of caps, show and group (%s prints nothing)", sub,
+		       sub);
+		return KB_EXIT_USAGE;
+	}
 	/* DEV and the verb's arguments: what follows the options getopt moved aside. */
 	a = argv + optind;
 	na = argc - optind;
@@ -196,14 +257,22 @@ static int shaper_verb(int argc, char **argv)
 		return KB_EXIT_ENV;
 	}
 	if (!strcmp(sub, "caps")) {
-		err = caps(&g, ifindex, na - 1, a + 1);
+		err = caps(&g, ifindex, na - 1, a + 1, cli.json);
 	} else if (!strcmp(sub, "show")) {
 		struct kb_shaper *all = calloc(MAX_SHAPERS, sizeof(*all));
 		size_t n = 0;
 
-		if (all && !(err = kb_shaper_dump(&g, ifindex, all, MAX_SHAPERS, &n)))
+		if (all && !(err = kb_shaper_dump(&g, ifindex, all, MAX_SHAPERS, &n))) {
+			cJSON *list = cli.json ? cJSON_CreateArray() : NULL;
+
 			for (size_t i = 0; i < n; i++)
-				print_shaper(&all[i]);
+				if (cli.json)
+					cJSON_AddItemToArray(list, shaper_json(&all[i]));
+				else
+					print_shaper(&all[i]);
+			if (cli.json)
+				kb_json_print_and_free(list);
+		}
 		free(all);
 	} else if (!strcmp(sub, "set")) {
 		err = kb_shaper_set(&g, &s);
@@ -213,8 +282,15 @@ static int shaper_verb(int argc, char **argv)
 		struct kb_shaper_handle made;
 
 		s.handle.scope = NET_SHAPER_SCOPE_NODE;
-		if (!(err = kb_shaper_group(&g, &s, leaves, nleaves, &made)))
+		if (!(err = kb_shaper_group(&g, &s, leaves, nleaves, &made)) && cli.json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "scope", kb_shaper_scope_name(made.scope));
+			cJSON_AddNumberToObject(o, "id", made.id);
+			kb_json_print_and_free(o);
+		} else if (!err) {
 			printf("%s %u\n", kb_shaper_scope_name(made.scope), made.id);
+		}
 	}
 	if (err)
 		kb_err("shaper %s %s: %s", sub, a[0], g.error);

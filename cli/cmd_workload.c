@@ -12,6 +12,7 @@
 #include "suite_options.h"
 #include "../lib/paths.h"
 #include "../lib/util.h"
+#include "../results/json.h"
 #include "../results/keep.h"
 #include "../results/store.h"
 
@@ -37,20 +38,41 @@ static const char *kind_of(const char *file)
 	return NULL;
 }
 
-static int list(void)
+/* The workloads: "NAME KIND" lines, or a JSON array of {name, kind, file}. */
+static int list(bool json)
 {
 	DIR *d = opendir(kb_path_workloads());
+	cJSON *all = json ? cJSON_CreateArray() : NULL;
 	struct dirent *e;
 
 	if (!d) {
 		kb_err("workload: %s: %s", kb_path_workloads(), strerror(errno));
+		cJSON_Delete(all);
 		return KB_EXIT_ENV;
 	}
-	while ((e = readdir(d)))
-		if (kind_of(e->d_name))
-			printf("%-24.*s %s\n", (int)(strrchr(e->d_name, '.') - e->d_name), e->d_name,
-			       kind_of(e->d_name));
+	while ((e = readdir(d))) {
+		const char *kind = kind_of(e->d_name);
+		int len = kind ? (int)(strrchr(e->d_name, '.') - e->d_name) : 0;
+		char name[256], file[4096];
+		cJSON *w;
+
+		if (!kind)
+			continue;
+		if (!json) {
+			printf("%-24.*s %s\n", len, e->d_name, kind);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", len, e->d_name);
+		snprintf(file, sizeof(file), "%s/%s", kb_path_workloads(), e->d_name);
+		w = cJSON_CreateObject();
+		cJSON_AddStringToObject(w, "name", name);
+		cJSON_AddStringToObject(w, "kind", kind);
+		cJSON_AddStringToObject(w, "file", file);
+		cJSON_AddItemToArray(all, w);
+	}
 	closedir(d);
+	if (json)
+		kb_json_print_and_free(all);
 	return KB_EXIT_OK;
 }
 
@@ -324,6 +346,7 @@ static const struct kb_option workload_options[] = {
 	KB_SUITE_OPT_LABEL(struct workload_cli, s),
 	KB_SUITE_OPT_DB(struct workload_cli, s),
 	KB_SUITE_OPT_NO_STORE(struct workload_cli, s),
+	KB_SUITE_OPT_JSON(struct workload_cli, s, "list: print JSON"),
 	{ 0 },
 };
 
@@ -362,7 +385,7 @@ static int workload_list(int argc, char **argv)
 		kb_err("workload list: unexpected argument '%s'", argv[optind]);
 		return KB_EXIT_USAGE;
 	}
-	return list();
+	return list(cli.s.json);
 }
 
 static int workload_run(int argc, char **argv)
@@ -372,6 +395,10 @@ static int workload_run(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
+	if (cli.s.json) {
+		kb_err("workload run: -J is an option of workload list (run stores; see kbench export)");
+		return KB_EXIT_USAGE;
+	}
 	if (optind + 1 != argc) {
 		kb_err("workload run: expected one workload NAME (see kbench workload list)");
 		return KB_EXIT_USAGE;

@@ -302,6 +302,10 @@ Test(options, unused_options_are_refused)
 		{ "history --like %s --db %s", "--since" },
 		/* An existing file as the image: the refusal comes before any boot. */
 		{ "vm run --kernel %.0s%s -J -- probe", "-J and --db" },
+		/* Commands that print nothing: -J has nothing to change, so it is refused. */
+		{ "workload run %.0sguard-threads -J --db %s", "-J is an option of workload list" },
+		{ "shaper set lo scope=netdev id=0 -J%.0s%.0s", "-J is an option of caps, show and group" },
+		{ "shaper delete lo scope=netdev id=0 -J%.0s%.0s", "-J is an option of caps, show and group" },
 	};
 	static struct cli_result r;
 
@@ -346,4 +350,40 @@ Test(options, version_and_V_agree)
 	cr_expect_eq(strncmp(a.out, "kbench ", 7), 0, "%s", a.out);
 	cr_expect_gt(strlen(a.out), 8, "no revision: %s", a.out);
 	cr_expect_str_eq(a.out, b.out);
+}
+
+/* workload list -J: the same workloads as the text list, each a job file of its kind. */
+Test(options, workload_list_json_matches_the_text_list)
+{
+	static struct cli_result r;
+	cJSON *doc, *w;
+	char *text;
+	int n = 0;
+
+	run_cli(&r, "workload list");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	text = strdup(r.out);
+	run_cli(&r, "workload list -J");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert(cJSON_IsArray(doc), "%s", r.out);
+	cJSON_ArrayForEach(w, doc) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(w, "name"));
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(w, "kind"));
+		const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(w, "file"));
+		char line[512], want[512];
+
+		cr_assert(name && kind && file);
+		snprintf(line, sizeof(line), "%-24s %s\n", name, kind);
+		cr_expect_not_null(strstr(text, line), "%s not in the text list:\n%s", name, text);
+		snprintf(want, sizeof(want), "/%s.%s", name, kind);
+		cr_expect(strlen(file) > strlen(want) && !strcmp(file + strlen(file) - strlen(want), want),
+			  "%s is not NAME.KIND", file);
+		cr_expect_eq(access(file, R_OK), 0, "%s", file);
+		n++;
+	}
+	cr_expect_eq(n, count_lines(text));
+	cr_expect_gt(n, 0);
+	cJSON_Delete(doc);
+	free(text);
 }

@@ -80,6 +80,7 @@ Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 900)
 		"leaf=queue:1:1 leaf=queue:2:2",
 	};
 	static struct cli_result r;
+	cJSON *doc;
 
 	need_kernel();
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -94,6 +95,18 @@ Test(vm613, shaper_requests_pass_the_kernels_policy, .timeout = 900)
 	cr_expect(strstr(r.out, "netdev  Operation not supported") &&
 		  strstr(r.out, "queue   Operation not supported") &&
 		  strstr(r.out, "node    Operation not supported"), "%s", r.out);
+	run_cli(&r, GUEST " --no-modules -- shaper caps lo -J");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const scopes[] = { "netdev", "queue", "node" };
+		const char *e = cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetObjectItem(doc, scopes[i]), "error"));
+
+		cr_expect(e && strstr(e, "Operation not supported"), "%s: %.300s", scopes[i], r.out);
+	}
+	cJSON_Delete(doc);
 	run_cli(&r, GUEST " --no-modules -- shaper delete lo scope=node id=99999999");
 	cr_expect(strstr(r.err, "integer out of range"), "the policy's id range: %s", r.err);
 }
