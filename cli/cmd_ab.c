@@ -156,7 +156,7 @@ static int boot_side(struct ab_cli *cli, int s, int nth, struct kb_store *store)
 	j->nargs = n;
 	fprintf(stderr, "kbench: ab: boot %d/%ld: %s (%s)\n", nth, 2 * cli->rounds, side_name[s],
 		j->kernel);
-	if (kb_vm_job_run(j, &o, err, sizeof(err))) {
+	if (kb_vm_run_guest(j, &o, err, sizeof(err))) {
 		kb_err("ab: %s boot %d: %s", side_name[s], nth, err);
 		return kb_stop_requested() ? KB_EXIT_INTERRUPTED : KB_EXIT_ENV;
 	}

@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 		return rc;
 	cli->job.args = optind < argc ? argv + optind : default_args;
 	cli->job.nargs = optind < argc ? argc - optind : 2;
-	if (!kb_vm_job_is_run(&cli->job) && (cli->json || cli->db)) {
+	if (!kb_vm_guest_is_run(&cli->job) && (cli->json || cli->db)) {
 		/*
 		 * Only a guest run is stored or printed as a run: -J and --db would do
 		 * nothing (--no-store holds anyway; the guest's own -J is its option).
@@ -80,7 +80,7 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 		       "go after --)", cli->job.args[0]);
 		return KB_EXIT_USAGE;
 	}
-	if (kb_vm_job_is_run(&cli->job) &&
+	if (kb_vm_guest_is_run(&cli->job) &&
 	    (rc = kb_run_check_guest_args(cli->job.nargs - 1, cli->job.args + 1)))
 		return rc;
 	return kb_vm_job_check("vm run", &cli->job);
@@ -126,7 +126,7 @@ static int vm_run(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (cli.store && kb_vm_job_is_run(&cli.job)) {
+	if (cli.store && kb_vm_guest_is_run(&cli.job)) {
 		store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err,
 				      sizeof(err));
 		if (!store) {
@@ -138,7 +138,7 @@ static int vm_run(int argc, char **argv)
 	if (!cli.job.quiet)
 		fprintf(stderr, "kbench: booting %s (%s, %ld CPUs, %ld MiB)\n", cli.job.kernel,
 			cli.job.accel, cli.job.cpus, cli.job.mem_mib);
-	if (kb_vm_job_run(&cli.job, &o, err, sizeof(err))) {
+	if (kb_vm_run_guest(&cli.job, &o, err, sizeof(err))) {
 		kb_err("vm run: %s", err);
 		rc = kb_stop_requested() ? KB_EXIT_INTERRUPTED : KB_EXIT_ENV;
 	} else if (o.rebooted && cli.job.quiet) {
@@ -152,7 +152,7 @@ static int vm_run(int argc, char **argv)
 	if (!rc && o.guest_rc)
 		kb_err("vm run: the guest's kbench %s exited %d (its console's last line: %s)",
 		       cli.job.args[0], o.guest_rc, o.console_line);
-	if (!rc && kb_vm_job_is_run(&cli.job) && o.output_len) {
+	if (!rc && kb_vm_guest_is_run(&cli.job) && o.output_len) {
 		rc = take_run(&cli, store, &o);
 	} else if (!rc) {
 		fwrite(o.output, 1, o.output_len, stdout);

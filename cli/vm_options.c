@@ -2,7 +2,9 @@
 #include "../lib/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
 {
@@ -83,4 +85,34 @@ int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void 
 	int rc = kb_vm_option(who, o->key, arg, v);
 
 	return rc == 1 ? 0 : rc ? rc : KB_EXIT_USAGE;
+}
+
+bool kb_vm_guest_is_run(const struct kb_vm_job *j)
+{
+	return j->nargs > 0 && !strcmp(j->args[0], "run");
+}
+
+int kb_vm_run_guest(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err,
+		    size_t size)
+{
+	struct kb_vm_job guest = *j;
+	char **args = calloc((size_t)j->nargs + 4, sizeof(*args));
+	int rc;
+
+	if (!args) {
+		snprintf(err, size, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < j->nargs; i++)
+		args[i] = j->args[i];
+	guest.args = args;
+	if (kb_vm_guest_is_run(j)) {
+		args[guest.nargs++] = "-J";
+		args[guest.nargs++] = "--no-store";
+		if (j->quiet || !isatty(STDERR_FILENO))
+			args[guest.nargs++] = "-q";
+	}
+	rc = kb_vm_job_run(&guest, out, err, size);
+	free(args);
+	return rc;
 }

@@ -56,4 +56,15 @@ int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j);
 /* After the options: kb_vm_job_resolve, its error printed. 0 or KB_EXIT_USAGE. */
 int kb_vm_job_check(const char *cmd, struct kb_vm_job *j);
 
+/* True when the guest command is `kbench run` (its output is then a run). */
+bool kb_vm_guest_is_run(const struct kb_vm_job *j);
+
+/*
+ * kb_vm_job_run with the guest's command line completed: a guest `run`
+ * prints its run as JSON and stores nothing (it is stored here), and draws
+ * its progress line only when the console reaches a terminal here.
+ */
+int kb_vm_run_guest(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err,
+		    size_t size);
+
 #endif

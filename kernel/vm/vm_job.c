@@ -98,33 +98,6 @@ int kb_vm_job_resolve(struct kb_vm_job *j, char *err, size_t size)
 	return 0;
 }
 
-bool kb_vm_job_is_run(const struct kb_vm_job *j)
-{
-	return j->nargs > 0 && !strcmp(j->args[0], "run");
-}
-
-/*
- * The guest's command line: a guest run prints JSON and stores nothing, and
- * draws its progress line only when the console reaches a terminal here.
- */
-static char **guest_args(const struct kb_vm_job *j, int *n)
-{
-	char **args = calloc((size_t)j->nargs + 4, sizeof(*args));
-
-	if (!args)
-		return NULL;
-	for (int i = 0; i < j->nargs; i++)
-		args[i] = j->args[i];
-	*n = j->nargs;
-	if (kb_vm_job_is_run(j)) {
-		args[(*n)++] = "-J";
-		args[(*n)++] = "--no-store";
-		if (j->quiet || !isatty(STDERR_FILENO))
-			args[(*n)++] = "-q";
-	}
-	return args;
-}
-
 /* $TMPDIR when it is an absolute path of sane length, else /tmp (as mkdtemp(3) users expect). */
 static const char *tmp_dir(void)
 {
@@ -145,7 +118,6 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 				.cpus = (unsigned)j->cpus,
 				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
 				.boot_timeout_s = j->boot_timeout_s, .echo = !j->quiet };
-	char **args;
 	int rc = -1, werr;
 
 	memset(out, 0, sizeof(*out));
@@ -161,13 +133,10 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 		return -1;
 	}
 	snprintf(initrd, sizeof(initrd), "%s/initramfs.cpio", tmpl);
-	args = guest_args(j, &p.nargs);
-	p.args = args;
-	if (!args)
-		snprintf(err, size, "out of memory");
-	else if (kb_initramfs_write(initrd, &p, err, size) == 0)
+	p.args = j->args;
+	p.nargs = j->nargs;
+	if (kb_initramfs_write(initrd, &p, err, size) == 0)
 		rc = kb_vm_boot(&b, out, err, size);
-	free(args);
 	if (j->keep)
 		fprintf(stderr, "kbench: VM work directory kept: %s\n", tmpl);
 	kb_undo_to(mark);

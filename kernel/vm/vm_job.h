@@ -22,7 +22,7 @@ struct kb_vm_job {
 	long cpus, mem_mib;
 	double timeout_s, boot_timeout_s;
 	bool quiet, keep;
-	char **args;		/* the guest's kbench command line */
+	char **args;		/* the kbench command line the guest runs, as it runs it */
 	int nargs;
 	/* What kb_vm_job_resolve found: each job its own (ab checks two). */
 	char found_config[4096], found_modules[4096], found_kbench[4096];
@@ -38,8 +38,5 @@ int kb_vm_job_resolve(struct kb_vm_job *j, char *err, size_t size);
 /* Builds the initramfs, boots, collects. 0, or -1 with err filled. */
 int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err,
 		  size_t size);
-
-/* True when the guest command is `kbench run` (its output is then a run). */
-bool kb_vm_job_is_run(const struct kb_vm_job *j);
 
 #endif
