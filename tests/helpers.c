@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 const char *kbench_bin(void)
 {
@@ -76,6 +77,13 @@ void make_tmpdir(char *path, size_t size)
 char *slurp(const char *path, size_t *len)
 {
 	return kb_read_file(path, len);
+}
+
+void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
 }
 
 int count_lines(const char *s)

@@ -23,6 +23,9 @@ void make_tmpdir(char *path, size_t size);
 /* Whole file contents (NULL if unreadable); caller frees. */
 char *slurp(const char *path, size_t *len);
 
+/* Sleeps ms milliseconds: the step of a bounded polling loop. */
+void sleep_ms(long ms);
+
 /* Number of newline-terminated lines in s. */
 int count_lines(const char *s);
 

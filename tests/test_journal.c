@@ -26,7 +26,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_MAP_COUNT "/proc/sys/vm/max_map_count"
@@ -47,13 +46,6 @@ static long read_long(const char *path)
 	cr_assert(kb_read_line(path, buf, sizeof(buf)), "reading %s", path);
 	cr_assert(kb_parse_long(buf, 0, 1L << 40, &v), "%s: '%s'", path, buf);
 	return v;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* What a test changed, put back in fini whatever the test's outcome. */

@@ -11,7 +11,6 @@
 #include <sys/mount.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The running kernel's config, read here apart from kbench: NULL when there is none. */
@@ -123,13 +122,6 @@ static bool tracefs_mounted(void)
 
 	free(m);
 	return yes;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Sums perf's interval lines ("time,count,,event,...") per event; false before the first. */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_MAP_COUNT "/proc/sys/vm/max_map_count"
@@ -67,13 +66,6 @@ static int count_runs(const char *db)
 	}
 	sqlite3_close(h);
 	return n;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
 }
 
 /*
