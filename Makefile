@@ -64,6 +64,9 @@ PROGRAMS := $(patsubst workloads/programs/%.c,$(BUILD)/workloads/%,$(wildcard wo
 OBJ := $(SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/*.c))
+# Programs the tests carry into a guest (kbench vm run --exec): static, so
+# they need nothing of the guest but its kernel.
+GUEST_PROGRAMS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 # BPF programs: bench/bpf/NAME.bpf.c -> clang (BTF, CO-RE against the running
 # kernel's vmlinux.h) -> bpftool gen object -> build/bpf/NAME.skel.h.
@@ -185,6 +188,8 @@ $(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c $(VMLINUX_H)
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen object $(BUILD)/bpf/$*.linked.o $< && \
 	$(BPFTOOL) gen skeleton $(BUILD)/bpf/$*.linked.o name $*_bpf > $@.tmp && mv $@.tmp $@
+# Kept: make would delete them as intermediates, and rebuild every object after.
+.SECONDARY: $(BPF_SKELS) $(BPF_SKELS:%.skel.h=%.bpf.o)
 
 # revision.h and the skeletons are order-only: the .d files rebuild just the
 # sources that include them.
@@ -209,6 +214,10 @@ $(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/cli/kbench.o
 
 $(BUILD)/san/kbench-tests: $(SAN_OBJ) $(TEST_OBJ)
 	$(CC) $(SAN_FLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+$(BUILD)/tests/guest/%: tests/guest/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE $(CFLAGS) -static $< -o $@
 
 run: setup
 	@$(MAKE) --no-print-directory all
@@ -247,7 +256,7 @@ kernel-ab: setup-vm
 # One job: several tests change system-wide state (vm.max_map_count).
 test: setup-test
 	@tools/check-layers.sh
-	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests
+	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests $(GUEST_PROGRAMS)
 	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage
 	@$(MAKE) -s --no-print-directory fuzz-replay
 	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench \
@@ -297,6 +306,6 @@ fuzz-replay: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 	done
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h $(BUILD)/fuzz
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/bpf $(BUILD)/kbench $(BUILD)/revision.h $(BUILD)/fuzz $(BUILD)/tests
 
 -include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/fuzz/obj/*/*.d $(BUILD)/fuzz/obj/*/*/*.d)

@@ -31,6 +31,9 @@ static const struct kb_option vm_options[] = {
 	       "demand (default: modules/ next to the image, if there)"), .fn = kb_opt_vm,
 	  .key = KB_OPT_VM_MODULES },
 	KB_VM_OPTIONS(struct vm_cli, job),
+	{ KB_O("exec", 0, KB_OPT_STRING, offsetof(struct vm_cli, job.exec), "PROGRAM",
+	       "carry PROGRAM (and its libraries) in beside kbench and\n"
+	       "run it with the arguments after -- instead of kbench") },
 	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct vm_cli, db), "PATH",
 	       "store for a guest run"), .dflt = kb_store_default_path },
 	{ KB_O("no-store", 0, KB_OPT_CLEAR, offsetof(struct vm_cli, store), NULL,
@@ -43,19 +46,20 @@ static const struct kb_option vm_options[] = {
 static int vm_run(int argc, char **argv);
 
 static const struct kb_verb vm_verbs[] = {
-	{ "run", vm_run, "--kernel BZIMAGE [OPTIONS] [-- KBENCH-COMMAND...]",
-	  "boot BZIMAGE, run KBENCH-COMMAND inside" },
+	{ "run", vm_run, "--kernel BZIMAGE [OPTIONS] [--exec PROGRAM] [-- ARGS...]",
+	  "boot BZIMAGE, run kbench ARGS (or PROGRAM ARGS) inside" },
 	{ 0 },
 };
 
 const struct kb_cmd kb_cmd_vm = {
 	.name = "vm",
 	.about = "  Boots BZIMAGE under qemu with an initramfs holding this kbench, busybox and\n"
-		 "  the tools kbench runs, runs KBENCH-COMMAND inside (default: run --quick) and\n"
+		 "  the tools kbench runs, runs kbench ARGS inside (default: run --quick) and\n"
 		 "  brings its output back over a serial port. A guest `run` is stored here with\n"
 		 "  the guest kernel's release as label (unless --label) and the VM in its\n"
-		 "  environment; any other command's output is printed. The VM has no network\n"
-		 "  device and is always killed by the end.\n",
+		 "  environment; any other command's output is printed. With --exec, PROGRAM\n"
+		 "  runs instead (it finds kbench on its PATH) and its output is printed. The\n"
+		 "  VM has no network device and is always killed by the end.\n",
 	.options = vm_options,
 	.verbs = vm_verbs,
 	.more = "exit: the guest command's status; 2 bad input, 3 the VM failed or timed out\n",
@@ -69,15 +73,15 @@ static int parse(int argc, char **argv, struct vm_cli *cli)
 
 	if (rc)
 		return rc;
-	cli->job.args = optind < argc ? argv + optind : default_args;
-	cli->job.nargs = optind < argc ? argc - optind : 2;
+	cli->job.args = optind < argc ? argv + optind : cli->job.exec ? NULL : default_args;
+	cli->job.nargs = optind < argc ? argc - optind : cli->job.exec ? 0 : 2;
 	if (!kb_vm_guest_is_run(&cli->job) && (cli->json || cli->db)) {
 		/*
 		 * Only a guest run is stored or printed as a run: -J and --db would do
 		 * nothing (--no-store holds anyway; the guest's own -J is its option).
 		 */
 		kb_err("vm run: -J and --db are for a guest `run`, not '%s' (its own options "
-		       "go after --)", cli->job.args[0]);
+		       "go after --)", cli->job.exec ? cli->job.exec : cli->job.args[0]);
 		return KB_EXIT_USAGE;
 	}
 	if (kb_vm_guest_is_run(&cli->job) &&
@@ -150,8 +154,9 @@ static int vm_run(int argc, char **argv)
 			o.guest_release, o.accel, o.accel_note, o.boot_s, o.total_s);
 	}
 	if (!rc && o.guest_rc)
-		kb_err("vm run: the guest's kbench %s exited %d (its console's last line: %s)",
-		       cli.job.args[0], o.guest_rc, o.console_line);
+		kb_err("vm run: the guest's %s %s exited %d (its console's last line: %s)",
+		       cli.job.exec ? "program" : "kbench",
+		       cli.job.exec ? cli.job.exec : cli.job.args[0], o.guest_rc, o.console_line);
 	if (!rc && kb_vm_guest_is_run(&cli.job) && o.output_len) {
 		rc = take_run(&cli, store, &o);
 	} else if (!rc) {

@@ -89,7 +89,7 @@ int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void 
 
 bool kb_vm_guest_is_run(const struct kb_vm_job *j)
 {
-	return j->nargs > 0 && !strcmp(j->args[0], "run");
+	return !j->exec && j->nargs > 0 && !strcmp(j->args[0], "run");
 }
 
 int kb_vm_run_guest(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *err,

@@ -354,6 +354,7 @@ Test(cli_input, ab_and_vm_run_bad_values_boot_nothing, .timeout = 120)
 		{ AB " -n 0", "", "-n value '0'" },
 		{ "vm run --kernel " DEBIAN_KERNEL, "-- run -r 0", "-r value '0'" },
 		{ "vm run --kernel " DEBIAN_KERNEL, "-- run --cpu -1", "--cpu" },
+		{ "vm run --kernel " DEBIAN_KERNEL " --exec /bin/true -J", "", "-J and --db are for a guest" },
 	};
 
 	for (size_t i = 0; i < KB_ARRAY_SIZE(cases); i++)

@@ -390,6 +390,8 @@ Test(vm, bad_input_is_one_line, .timeout = 30)
 		"vm run --kernel " DEBIAN_KERNEL " --accel xen",
 		"vm run --kernel " DEBIAN_KERNEL " --mem 1",
 		"vm run --kernel " DEBIAN_KERNEL " --tcg-threads many",
+		"vm run --kernel " DEBIAN_KERNEL " --exec /nonexistent/prog",
+		"vm run --kernel " DEBIAN_KERNEL " --exec /etc/os-release",
 		"vm frobnicate",
 		"ab --base " DEBIAN_KERNEL,
 		"ab --base " DEBIAN_KERNEL " --patched /nonexistent -n 2",

@@ -11,6 +11,7 @@
 
 #include <criterion/criterion.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -212,4 +213,70 @@ Test(vm613, shaper_api_runs_on_netdevsim, .timeout = 900)
 	cr_expect_eq(n, 3, "api set_delete and group, queue_rate: %.400s",
 		     strstr(r.out, "\"skipped\"") ? strstr(r.out, "\"skipped\"") : "");
 	cJSON_Delete(doc);
+}
+
+/* The guest's lines of phase, in order, each without the phase word: "handle=... parent=...". */
+static int phase_lines(const char *out, const char *phase, char lines[][160], int max)
+{
+	size_t plen = strlen(phase);
+	int n = 0;
+
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+
+		if (len > plen && !strncmp(l, phase, plen) && l[plen] == ' ' &&
+		    strncmp(l + plen, " done", 5)) {
+			cr_assert_lt(n, max, "more than %d %s lines: %s", max, phase, out);
+			snprintf(lines[n++], 160, "%.*s", (int)(len - plen - 1), l + plen + 1);
+		}
+	}
+	return n;
+}
+
+/*
+ * What kbench's shaper set, group and delete leave in the kernel, read with
+ * tests/guest/shaper_readback.c's own netlink dump (written from the
+ * family's spec, no kbench code): netdevsim keeps nothing itself, so the
+ * dump is the net-shaper core's hierarchy. bw-max 6e9 crosses 2^32 (the
+ * kernel sends a u64 uint then).
+ */
+Test(vm613, shapers_kbench_sets_are_what_the_kernel_holds, .timeout = 900)
+{
+	const char *kernel = getenv("KBENCH_TEST_NSIM_KERNEL");
+	static const char program[] = KB_SRCDIR "/build/tests/guest/shaper_readback";
+	static struct cli_result r;
+	char lines[8][160], want[160];
+	unsigned node;
+	int n;
+
+	if (!kernel || !*kernel || access(kernel, R_OK))
+		cr_skip_test("skipped: no kernel with netdevsim (KBENCH_TEST_NSIM_KERNEL unset: "
+			     "make test builds one)");
+	cr_assert_eq(access(program, X_OK), 0, "%s: make test builds it", program);
+	run_cli(&r, "vm run --timeout 300 --kernel '%s' --accel tcg -q --exec %s", kernel, program);
+	cr_assert_eq(r.status, 0, "exit %d: %s\n%s", r.status, r.err, r.out);
+	cr_expect(strstr(r.out, "\nkbench set: exit 0\n") && strstr(r.out, "\nkbench group: exit 0\n") &&
+		  strstr(r.out, "\nkbench delete: exit 0\n"), "%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.out, "before done\n") && strstr(r.out, "\nset done\n") &&
+		  strstr(r.out, "\ndeleted done\n"), "every dump ended: %s", r.out);
+	cr_expect_eq(phase_lines(r.out, "before", lines, 8), 0, "a new device has no shapers: %s",
+		     r.out);
+
+	/* Dumped in the hierarchy's index order: queues by id, then the node. */
+	n = phase_lines(r.out, "set", lines, 8);
+	cr_assert_eq(n, 4, "queue 1, the group's two leaves, its node: %s", r.out);
+	cr_expect_str_eq(lines[0], "handle=queue:1 metric=bps bw-min=1000 bw-max=5000000 burst=65536 "
+				   "priority=2 weight=3 ifindex=ok parent=netdev:0");
+	cr_assert_eq(sscanf(lines[3], "handle=node:%u ", &node), 1, "%s", lines[3]);
+	cr_expect_str_eq(strchr(lines[3], ' ') + 1, "metric=bps bw-max=6000000000 ifindex=ok parent=netdev:0");
+	snprintf(want, sizeof(want), "handle=queue:2 weight=4 ifindex=ok parent=node:%u", node);
+	cr_expect_str_eq(lines[1], want);
+	snprintf(want, sizeof(want), "handle=queue:3 weight=5 ifindex=ok parent=node:%u", node);
+	cr_expect_str_eq(lines[2], want);
+
+	/* delete took queue 1 and nothing else. */
+	n = phase_lines(r.out, "deleted", lines + 4, 4);
+	cr_assert_eq(n, 3, "%s", r.out);
+	for (int i = 0; i < 3; i++)
+		cr_expect_str_eq(lines[4 + i], lines[1 + i]);
 }

@@ -228,8 +228,17 @@ static void shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* Where the guest finds p->exec: /usr/local/bin/ and its base name. */
+static void exec_name(const struct kb_initramfs *p, char *name, size_t size)
+{
+	const char *slash = strrchr(p->exec, '/');
+
+	snprintf(name, size, "usr/local/bin/%s", slash ? slash + 1 : p->exec);
+}
+
 static char *init_script(const struct kb_initramfs *p, size_t *len)
 {
+	char exec[4200];
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 
@@ -237,7 +246,8 @@ static char *init_script(const struct kb_initramfs *p, size_t *len)
 		return NULL;
 	fputs("#!/bin/busybox sh\n"
 	      "# Written by kbench vm run: mount the kernel's filesystems, run one kbench\n"
-	      "# command, send its stdout back over ttyS1, power off.\n"
+	      "# command (or the program vm run --exec carried in), send its stdout back\n"
+	      "# over ttyS1, power off.\n"
 	      "/bin/busybox --install -s /bin\n"
 	      "export PATH=/usr/sbin:/usr/bin:/bin HOME=/tmp\n"
 	      "mount -t proc proc /proc\n"
@@ -250,7 +260,14 @@ static char *init_script(const struct kb_initramfs *p, size_t *len)
 	      f);
 	fputs("hostname", f);
 	shell_word(f, p->hostname);
-	fputs("\necho \"" KB_VM_INIT_TAG "$(uname -r)\"\nkbench", f);
+	fputs("\necho \"" KB_VM_INIT_TAG "$(uname -r)\"\n", f);
+	if (p->exec) {
+		exec[0] = '/';
+		exec_name(p, exec + 1, sizeof(exec) - 1);
+		shell_word(f, exec);
+	} else {
+		fputs("kbench", f);
+	}
 	for (int i = 0; i < p->nargs; i++)
 		shell_word(f, p->args[i]);
 	fputs(" >/tmp/out\n"
@@ -287,6 +304,12 @@ static int fill(struct builder *b, const struct kb_initramfs *p)
 	put_file(b, "usr/bin/kbench", p->kbench);
 	if (add_libs(b, p->kbench))
 		return -1;
+	if (p->exec) {
+		exec_name(p, name, sizeof(name));
+		put_file(b, name, p->exec);
+		if (add_libs(b, p->exec))
+			return -1;
+	}
 	for (size_t i = 0; i < KB_ARRAY_SIZE(guest_tools); i++) {
 		if (!find_in_path(guest_tools[i], path, sizeof(path)))
 			continue;

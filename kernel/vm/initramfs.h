@@ -4,8 +4,8 @@
  * those need (as ldd resolves them on the host), the kernel's config and
  * modules when known (init runs depmod and points the kernel's module
  * loader at busybox modprobe, so veth or sch_htb load on demand), and an
- * init script that runs one kbench command and sends its
- * stdout back over the second serial port.
+ * init script that runs one kbench command (or one program carried in
+ * beside it) and sends its stdout back over the second serial port.
  */
 #ifndef KB_INITRAMFS_H
 #define KB_INITRAMFS_H
@@ -22,7 +22,8 @@ struct kb_initramfs {
 	const char *kernel_config;	/* the guest kernel's .config, or NULL */
 	const char *modules;		/* its lib/modules/RELEASE directory, or NULL */
 	const char *hostname;		/* the guest's host name */
-	char *const *args;		/* the kbench command line in the guest */
+	const char *exec;		/* a program carried to /usr/local/bin and run instead of kbench */
+	char *const *args;		/* the kbench (or exec's) command line in the guest */
 	int nargs;
 };
 

@@ -95,6 +95,13 @@ int kb_vm_job_resolve(struct kb_vm_job *j, char *err, size_t size)
 		snprintf(err, size, "--kbench %s: %s", j->kbench, strerror(errno));
 		return -1;
 	}
+	/* ldd and the initramfs take the program by its real path. */
+	if (j->exec && (access(j->exec, X_OK) || !realpath(j->exec, j->found_exec))) {
+		snprintf(err, size, "--exec %s: %s", j->exec, strerror(errno));
+		return -1;
+	}
+	if (j->exec)
+		j->exec = j->found_exec;
 	return 0;
 }
 
@@ -112,7 +119,7 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	unsigned mark = kb_undo_mark();
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
-				  .modules = j->modules, .hostname = host };
+				  .modules = j->modules, .hostname = host, .exec = j->exec };
 	struct kb_vm_boot b = { .kernel = j->kernel, .initrd = initrd, .workdir = tmpl,
 				.accel = j->accel, .tcg_multi = j->tcg_multi,
 				.cpus = (unsigned)j->cpus,

@@ -22,10 +22,11 @@ struct kb_vm_job {
 	long cpus, mem_mib;
 	double timeout_s, boot_timeout_s;
 	bool quiet, keep;
-	char **args;		/* the kbench command line the guest runs, as it runs it */
+	const char *exec;	/* a program carried in and run instead of kbench (NULL: kbench) */
+	char **args;		/* the guest's kbench (or exec's) command line, as it runs it */
 	int nargs;
 	/* What kb_vm_job_resolve found: each job its own (ab checks two). */
-	char found_config[4096], found_modules[4096], found_kbench[4096];
+	char found_config[4096], found_modules[4096], found_kbench[4096], found_exec[4096];
 };
 
 /*
