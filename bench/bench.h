@@ -63,6 +63,8 @@ long kb_case_long(const struct kb_case *c, const char *key);
 struct kb_meter;
 void kb_meter_begin(struct kb_meter *m);
 void kb_meter_end(struct kb_meter *m);
+/* The time bracketed so far in this sample, in ns. */
+uint64_t kb_meter_ns(const struct kb_meter *m);
 
 struct kb_sample {
 	uint64_t ops;		/* operations inside the brackets */
@@ -90,6 +92,18 @@ struct kb_bench {
 	 * Otherwise batch is always 1 and the sample sets value.
 	 */
 	bool timed;
+	/*
+	 * one_cpu: the measured work runs on the calling thread alone (no
+	 * helper thread or process, no blocking): the harness keeps that
+	 * thread on one CPU from setup to teardown, so no sample pays for a
+	 * migration or runs half on each CPU.
+	 */
+	bool one_cpu;
+	/*
+	 * deterministic: the cost per op is fixed by the kernel path (a
+	 * syscall-bound operation), so its target is a 2% change, not 5%.
+	 */
+	bool deterministic;
 	/*
 	 * The harness interleaves cases: each round it calls setup, one sample
 	 * and teardown for every case in turn. The state (state_size bytes,
@@ -133,6 +147,12 @@ struct kb_family {
 };
 
 extern const struct kb_family kb_families[];
+
+/* The registered benchmark called name, or NULL. */
+const struct kb_bench *kb_bench_find(const char *name);
+
+/* The smallest change a metric of b should be able to call: 2% when deterministic, else 5%. */
+#define KB_TARGET_CHANGE(b) ((b) && (b)->deterministic ? 0.02 : 0.05)
 
 /* Calls fn for every registered benchmark, in registry order. */
 void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,11 @@ void kb_meter_end(struct kb_meter *m)
 		m->counts[i] += kb_counter_read(m->counters, i) - m->c0[i];
 	for (int i = m->ncollect - 1; i >= 0; i--)
 		m->collect[i].ops->end(m->collect[i].state);
+}
+
+uint64_t kb_meter_ns(const struct kb_meter *m)
+{
+	return m->ns;
 }
 
 /*
@@ -240,12 +246,42 @@ static bool case_unavailable(const struct kb_case *c, char *why, size_t size)
 	return true;
 }
 
+/*
+ * Where one_cpu benchmarks run: the last CPU this process may use (CPU 0
+ * takes most of the housekeeping interrupts), and the mask to go back to.
+ */
+struct placement {
+	cpu_set_t all, one;
+	int cpu;		/* -1: one CPU allowed anyway, or the mask unknown */
+};
+
+static void placement_init(struct placement *p)
+{
+	p->cpu = -1;
+	if (sched_getaffinity(0, sizeof(p->all), &p->all) || CPU_COUNT(&p->all) < 2)
+		return;
+	for (int c = CPU_SETSIZE - 1; c >= 0 && p->cpu < 0; c--)
+		if (CPU_ISSET(c, &p->all))
+			p->cpu = c;
+	CPU_ZERO(&p->one);
+	CPU_SET(p->cpu, &p->one);
+}
+
+/* Pins the calling thread (pin) or gives it its whole mask back. */
+static void placement_apply(const struct placement *p, bool pin)
+{
+	if (p->cpu >= 0)
+		sched_setaffinity(0, sizeof(cpu_set_t), pin ? &p->one : &p->all);
+}
+
 /* One case through the rounds: its state lives from the first round to the last. */
 struct case_ctx {
 	struct kb_case c;
 	void *state;
 	struct kb_meter meter;
 	size_t result;		/* index in run->results */
+	long rounds;		/* sizing + warm-up + its samples */
+	const struct kb_planned_case *planned;	/* what --auto-samples gave it, or NULL */
 	uint64_t batch;
 	bool done;		/* skipped or failed: no more rounds */
 	uint64_t total_ops, totals[KB_NCOUNTERS];
@@ -333,16 +369,20 @@ static int size_batch(struct case_ctx *x, struct kb_result *r)
  * KB_WARMUP_SAMPLES) or a measured one, then teardown. Whatever the setup changed
  * in the system is undone before the next case runs.
  */
-static int run_round(struct case_ctx *x, struct kb_run *run, int round)
+static int run_round(struct case_ctx *x, const struct placement *where, struct kb_run *run,
+		     int round)
 {
 	const struct kb_bench *b = x->c.bench;
 	struct kb_result *r = &run->results[x->result];
 	unsigned mark = kb_undo_mark();
+	bool warmup = round <= KB_WARMUP_SAMPLES;
 	double v;
 	uint64_t ops, ns;
-	int err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
+	int err;
 
-	bool warmup = round <= KB_WARMUP_SAMPLES;
+	if (b->one_cpu)
+		placement_apply(where, true);
+	err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
 	for (int i = 0; i < x->meter.ncollect; i++)
 		x->meter.collect[i].ops->arm(x->meter.collect[i].state, !warmup);
@@ -361,13 +401,17 @@ static int run_round(struct case_ctx *x, struct kb_run *run, int round)
 	if (b->teardown)
 		b->teardown(x->state);
 	kb_undo_to(mark);
+	if (b->one_cpu)
+		placement_apply(where, false);
 	return err;
 }
 
-static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct kb_run *run)
+static void finish_case(struct case_ctx *x, const struct placement *where,
+			struct kb_counters *counters, struct kb_run *run)
 {
 	const struct kb_bench *b = x->c.bench;
 	struct kb_result *r = &run->results[x->result];
+	char cpu[16], buf[64];
 
 	for (int k = 0; k < KB_NCOUNTERS; k++)
 		kb_result_add_counter(r, kb_counter_name(k), kb_counter_available(counters, k),
@@ -375,6 +419,15 @@ static void finish_case(struct case_ctx *x, struct kb_counters *counters, struct
 						   : 0.0);
 	if (b->baseline)
 		kb_result_add_fact(r, "baseline", b->baseline);
+	if (x->planned) {
+		snprintf(buf, sizeof(buf), "%ld (robust spread %.2f%% stored)", x->planned->samples,
+			 x->planned->spread * 100.0);
+		kb_result_add_fact(r, "samples_planned", buf);
+	}
+	if (b->one_cpu && where->cpu >= 0) {
+		snprintf(cpu, sizeof(cpu), "%d", where->cpu);
+		kb_result_add_fact(r, "pinned_cpu", cpu);
+	}
 	if (b->facts)
 		b->facts(x->state, r);
 	for (int i = 0; i < x->meter.ncollect; i++)
@@ -446,13 +499,10 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 }
 
 /*
- * A failed case leaves the results: its skip entry says "failed: why".
- * Results after it move down one, so the other cases' indexes follow.
- */
-/*
  * A case that stopped: stored as skipped with the reason. A benchmark that
  * found the kernel lacks what this one case needs returns -EOPNOTSUPP from
- * setup (a skip, "kernel lacks ..."); any other error is a failure.
+ * setup (a skip, "kernel lacks ..."); any other error is a failure. Its
+ * result goes, and the results after it move down one.
  */
 static int drop_failed(struct collect_arg *a, struct case_ctx *x, struct kb_run *run,
 		       int *failed, int why_err)
@@ -480,6 +530,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	struct progress p = { .enabled = o->progress, .start = kb_now_ns(),
 			      .total = (int)a.cap };
 	struct kb_counters *counters = kb_counters_open();
+	struct placement where;
 	/* Round 0 sizes the batch (timed benchmarks), then warm-up, then samples. */
 	long rounds = KB_WARMUP_SAMPLES + 1 + nsamples;
 	int err = 0;
@@ -491,7 +542,18 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		free(a.cases);
 		return -ENOMEM;
 	}
+	placement_init(&where);
 	kb_for_each_bench(collect_cases, &a);
+	/* The plan's cases take more rounds; the others finish early. */
+	for (size_t i = 0; i < a.n; i++) {
+		const struct kb_planned_case *pc =
+			kb_sample_plan_find(o->plan, a.cases[i].c.bench->name, a.cases[i].c.canonical);
+
+		a.cases[i].planned = pc;
+		a.cases[i].rounds = KB_WARMUP_SAMPLES + 1 + (pc ? pc->samples : nsamples);
+		if (a.cases[i].rounds > rounds)
+			rounds = a.cases[i].rounds;
+	}
 	err = prepare_cases(&a, counters, run, failed);
 	/*
 	 * Rounds interleave the cases: every case takes one sample per round, so
@@ -504,23 +566,23 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 			long extra = x->c.bench->timed ? 0 : 1;
 
 			/* Untimed benchmarks need no sizing round: they finish one round early. */
-			if (x->done || round + extra >= rounds)
+			if (x->done || round + extra >= x->rounds)
 				continue;
 			p.done = (int)i;
-			progress_show(&p, &x->c, round + 1, rounds - extra);
+			progress_show(&p, &x->c, round + 1, x->rounds - extra);
 			load_before(x, round + extra);
-			int rerr = run_round(x, run, (int)(round + extra));
+			int rerr = run_round(x, &where, run, (int)(round + extra));
 
 			if (rerr)
 				err = drop_failed(&a, x, run, failed, rerr);
 			else
-				load_after(x, round + extra, rounds);
+				load_after(x, round + extra, x->rounds);
 		}
 	}
 	progress_clear(&p);
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())
-			finish_case(&a.cases[i], counters, run);
+			finish_case(&a.cases[i], &where, counters, run);
 		/* A case skipped before setup has no state to release. */
 		if (a.cases[i].state && a.cases[i].c.bench->release)
 			a.cases[i].c.bench->release(a.cases[i].state);

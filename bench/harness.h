@@ -7,6 +7,7 @@
 #define KB_HARNESS_H
 
 #include "bench.h"
+#include "sample_plan.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +15,8 @@
 struct kb_run_opts {
 	bool full;		/* --full sweeps and sample counts, else --quick */
 	long samples;		/* -r; 0 picks the default for quick/full */
+	/* Per case samples (--auto-samples), from that count; NULL: that count for all. */
+	const struct kb_sample_plan *plan;
 	const char *filter;	/* fnmatch glob on the benchmark name, NULL = all */
 	bool progress;		/* progress line on stderr */
 	struct kb_run_ctx ctx;	/* handed to every case (struct kb_case.ctx) */

@@ -1,6 +1,8 @@
 /* The table of benchmark families: adding a family is one row here. */
 #include "bench.h"
 
+#include <string.h>
+
 extern const struct kb_bench kb_mm_guard[];
 extern const struct kb_bench kb_bpf_stack[];
 extern const struct kb_bench kb_bpf_slab[];
@@ -12,6 +14,7 @@ extern const struct kb_bench kb_net_shaper[];
 extern const struct kb_bench kb_net_shaper_api[];
 extern const struct kb_bench kb_net_shaper_queue[];
 extern const struct kb_bench kb_analysis[];
+extern const struct kb_bench kb_harness_fidelity[];
 
 const struct kb_family kb_families[] = {
 	{ "mm/guard", kb_mm_guard, 0 },
@@ -25,8 +28,18 @@ const struct kb_family kb_families[] = {
 	{ "net/shaper/api", kb_net_shaper_api, KB_NEED_NET },
 	{ "net/shaper/queue_rate", kb_net_shaper_queue, KB_NEED_NET },
 	{ "analysis", kb_analysis, 0 },
+	{ "harness", kb_harness_fidelity, 0 },
 	{ NULL, NULL, 0 },
 };
+
+const struct kb_bench *kb_bench_find(const char *name)
+{
+	for (const struct kb_family *f = kb_families; f->name; f++)
+		for (const struct kb_bench *b = f->benches; b->name; b++)
+			if (!strcmp(b->name, name))
+				return b;
+	return NULL;
+}
 
 void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg)
 {

@@ -49,11 +49,13 @@ static const struct kb_option calibrate_options[] = {
 const struct kb_cmd kb_cmd_calibrate = {
 	.name = "calibrate",
 	.about = "  Runs the selected benchmarks RUNS times (default 2, at most 20) and reports\n"
-		 "  per metric: the CV of the samples within a run, the run-to-run noise of\n"
-		 "  the medians (from these runs and this host's stored history), the\n"
-		 "  smallest change one run against one run can detect at alpha, and the\n"
-		 "  samples per run or runs per side a --threshold verdict needs. The runs\n"
-		 "  are stored (label calibrate) so kbench compare uses their noise.\n",
+		 "  per metric: the robust CV of the samples within a run, the run-to-run\n"
+		 "  noise of the medians (from these runs and this host's stored history),\n"
+		 "  the smallest change one run against one run can detect at alpha, the\n"
+		 "  samples per run or runs per side a verdict needs, and whether the metric\n"
+		 "  calls its target change (2% for deterministic costs, 5% for the others;\n"
+		 "  --threshold sets one for all). The runs are stored (label calibrate) so\n"
+		 "  kbench compare uses their noise.\n",
 	.options = calibrate_options,
 };
 
@@ -81,6 +83,7 @@ struct noise_row {
 	const struct kb_result *key;
 	double median;		/* median of the per-run medians */
 	double within_cv;	/* median over the runs of stddev / mean of the samples */
+	double within_robust;	/* ... of 1.4826 MAD / median: what the median's precision rests on */
 	size_t samples;		/* per run (the fewest) */
 	double run_noise;	/* NAN when unknown */
 	size_t noise_runs;
@@ -88,6 +91,8 @@ struct noise_row {
 	double detect_runs;	/* ... that run-to-run noise lets 1 run vs 1 resolve */
 	double need_samples;	/* samples per run for the threshold */
 	double need_runs;	/* runs per side for the threshold */
+	double target;		/* the change it should call: 2% deterministic, 5% others */
+	double calls;		/* the smallest change 1 run vs 1 calls: both limits */
 };
 
 static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
@@ -104,13 +109,17 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		     const struct kb_series *hist, size_t nhist, const struct calibrate_cli *cli,
 		     struct noise_row *row)
 {
-	double medians[MAX_RUNS], cvs[MAX_RUNS];
+	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
+	double threshold, mad;
+	bool exact = true;
 	const struct kb_series *s = kb_series_find(hist, nhist, runs[0].host, key);
 	size_t k = 0;
 
 	memset(row, 0, sizeof(*row));
 	row->key = key;
+	row->target = KB_TARGET_CHANGE(kb_bench_find(key->benchmark));
+	threshold = cli->threshold > 0 ? cli->threshold : row->target;
 	row->samples = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct kb_result *r = find_result(&runs[i], key);
@@ -120,12 +129,19 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 			continue;
 		kb_summarize(r->samples, r->nsamples, &sum);
 		medians[k] = sum.median;
+		mad = kb_mad(r->samples, r->nsamples);
+		/* MAD 0: most samples are the same value, the median exact (a count). */
+		robust[k] = mad == 0.0 ? 0.0 : sum.median != 0.0 ? 1.4826 * mad / fabs(sum.median) : NAN;
 		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;
 		if (r->nsamples < row->samples)
 			row->samples = r->nsamples;
 	}
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
+	row->within_robust = kb_median(robust, k);
+	for (size_t i = 1; i < k; i++)
+		exact = exact && medians[i] == medians[0];
+	exact = exact && k > 1 && row->within_robust == 0.0;
 	/* The stored history includes these runs; without a store, just these. */
 	if (s)
 		row->run_noise = kb_series_noise(s, NULL, 0, &row->noise_runs);
@@ -133,13 +149,31 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		row->run_noise = kb_run_noise(medians, k);
 		row->noise_runs = isnan(row->run_noise) ? 0 : k;
 	}
-	/* The median's standard error is about 1.2533 sigma / sqrt(n). */
-	row->detect_samples = z * 1.2533 * row->within_cv * sqrt(2.0 / (double)row->samples);
-	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_cv / cli->threshold, 2.0));
-	row->detect_runs = kb_noise_floor(row->run_noise, 1, 1, cli->alpha);
+	/*
+	 * The median's standard error is about 1.2533 sigma / sqrt(n), sigma
+	 * from the MAD: a few preempted samples widen the stddev, not the
+	 * median's spread.
+	 */
+	row->detect_samples = z * 1.2533 * row->within_robust * sqrt(2.0 / (double)row->samples);
+	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_robust / threshold, 2.0));
+	row->detect_runs = isnan(row->run_noise) ? (exact ? 0.0 : NAN)
+						 : kb_noise_floor(row->run_noise, 1, 1, cli->alpha);
 	row->need_runs = isnan(row->run_noise)
 				 ? NAN
-				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(cli->threshold), 2.0)));
+				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(threshold), 2.0)));
+	/* Unknown (NAN) when either limit is: a level of 0 that moves has no relative change. */
+	if (exact)
+		row->calls = 0.0;
+	else if (isnan(row->detect_samples) || isnan(row->detect_runs))
+		row->calls = NAN;
+	else
+		row->calls = fmax(row->detect_samples, row->detect_runs);
+}
+
+/* Whether the metric calls its target change (unknown counts as not). */
+static bool meets(const struct noise_row *r)
+{
+	return isfinite(r->calls) && r->calls <= r->target + 1e-12;
 }
 
 static void fmt_pct(char *buf, size_t size, double frac)
@@ -163,31 +197,40 @@ static void fmt_count(char *buf, size_t size, double v)
 static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli)
 {
-	printf("kbench calibrate: %ld runs per case, alpha %g, threshold %.1f%%\n", runs, cli->alpha,
-	       cli->threshold * 100.0);
-	printf("within: CV of one run's samples; between: run-to-run noise of the medians\n"
-	       "(runs it rests on); detects: smallest change 1 run vs 1 run resolves, from\n"
-	       "the samples / from the run noise; needs: samples per run, runs per side\n"
-	       "for a %.1f%% verdict\n",
-	       cli->threshold * 100.0);
+	size_t met = 0;
+	char thr[32];
+
+	if (cli->threshold > 0)
+		snprintf(thr, sizeof(thr), "%.1f%%", cli->threshold * 100.0);
+	else
+		snprintf(thr, sizeof(thr), "its target");
+	printf("kbench calibrate: %ld runs per case, alpha %g\n", runs, cli->alpha);
+	printf("within: robust CV of one run's samples (1.4826 MAD / median); between:\n"
+	       "run-to-run noise of the medians (runs it rests on); detects: smallest change\n"
+	       "1 run vs 1 run resolves, from the samples / from the run noise; needs:\n"
+	       "samples per run, runs per side for a verdict at %s; target: the change\n"
+	       "it should call (2%% deterministic, 5%% others), ok or MISSES\n", thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
-		char w[16], b[16], ds[16], dr[16], ns[16], nr[16];
+		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
 
-		fmt_pct(w, sizeof(w), r->within_cv);
+		met += meets(r);
+		fmt_pct(w, sizeof(w), r->within_robust);
+		fmt_pct(t, sizeof(t), r->target);
 		fmt_pct(b, sizeof(b), r->run_noise);
 		fmt_pct(ds, sizeof(ds), r->detect_samples);
 		fmt_pct(dr, sizeof(dr), r->detect_runs);
 		fmt_count(ns, sizeof(ns), r->need_samples);
 		fmt_count(nr, sizeof(nr), r->need_runs);
 		if (i == 0)
-			printf("\n%12s %8s %14s %17s %16s\n", "median", "within", "between", "detects",
-			       "needs");
+			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
+			       "detects", "needs", "target");
 		printf("%s %s %s [%s]\n", r->key->benchmark, r->key->params, r->key->metric,
 		       r->key->unit);
-		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s\n", r->median, w, b, r->noise_runs, ds,
-		       dr, ns, nr);
+		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s\n", r->median, w, b,
+		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES");
 	}
+	printf("\n%zu of %zu metrics call their target change 1 run vs 1 run\n", met, n);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)
@@ -206,7 +249,10 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
 	cJSON_AddNumberToObject(doc, "runs", (double)runs);
 	cJSON_AddNumberToObject(doc, "alpha", cli->alpha);
-	cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
+	if (cli->threshold > 0)
+		cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
+	else
+		cJSON_AddNullToObject(doc, "threshold");
 	ids = cJSON_AddArrayToObject(doc, "run_ids");
 	for (size_t i = 0; i < nstored; i++)
 		if (stored[i].id[0])
@@ -222,6 +268,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddStringToObject(o, "unit", r->key->unit);
 		add_finite(o, "median", r->median);
 		add_finite(o, "within_run_cv", r->within_cv);
+		add_finite(o, "within_run_robust_cv", r->within_robust);
 		cJSON_AddNumberToObject(o, "samples_per_run", (double)r->samples);
 		add_finite(o, "run_noise", r->run_noise);
 		cJSON_AddNumberToObject(o, "run_noise_runs", (double)r->noise_runs);
@@ -229,6 +276,9 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		add_finite(o, "detectable_change_runs", r->detect_runs);
 		add_finite(o, "samples_needed", r->need_samples);
 		add_finite(o, "runs_per_side_needed", r->need_runs);
+		cJSON_AddNumberToObject(o, "target_change", r->target);
+		add_finite(o, "callable_change", r->calls);
+		cJSON_AddBoolToObject(o, "meets_target", meets(r));
 		cJSON_AddItemToArray(arr, o);
 	}
 	kb_json_print_and_free(doc);
@@ -268,7 +318,7 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
-				     .threshold = 0.05, .alpha = 0.01 };
+				     .alpha = 0.01 };
 	struct kb_run runs[MAX_RUNS];
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;
@@ -290,6 +340,10 @@ int cmd_calibrate(int argc, char **argv)
 						 err, sizeof(err)))) {
 		kb_err("%s", err);
 		return KB_EXIT_USAGE;
+	}
+	if ((rc = kb_suite_plan("calibrate", &cli.s))) {
+		kb_store_close(store);
+		return rc;
 	}
 	memset(runs, 0, sizeof(runs));
 	kb_undo_install_handlers();
@@ -315,5 +369,6 @@ int cmd_calibrate(int argc, char **argv)
 	for (long i = 0; i < cli.runs; i++)
 		kb_run_free(&runs[i]);
 	kb_store_close(store);
+	kb_suite_free(&cli.s);
 	return rc;
 }

@@ -135,6 +135,10 @@ int cmd_run(int argc, char **argv)
 			return KB_EXIT_USAGE;
 		}
 	}
+	if ((rc = kb_suite_plan("run", &cli.s))) {
+		kb_store_close(store);
+		return rc;
+	}
 	kb_undo_install_handlers();
 	kb_run_init(&run);
 	kb_run_fill_header(&run, cli.s.label);
@@ -157,6 +161,7 @@ int cmd_run(int argc, char **argv)
 	}
 	kb_run_free(&run);
 	kb_store_close(store);
+	kb_suite_free(&cli.s);
 	return rc;
 }
 

@@ -6,6 +6,8 @@
 #include "../results/run.h"
 
 #include <stdio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v)
 {
@@ -63,6 +65,39 @@ void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_
 	cJSON_AddStringToObject(s, "preset", o->full ? "full" : "quick");
 	cJSON_AddNumberToObject(s, "samples", (double)samples);
 	cJSON_AddStringToObject(s, "filter", o->filter ? o->filter : "*");
+	if (o->plan)
+		cJSON_AddBoolToObject(s, "auto_samples", true);
+}
+
+int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
+{
+	const char *path = cli->db ? cli->db : kb_store_default_path();
+	long base = cli->opts.samples ? cli->opts.samples
+				      : cli->opts.full ? KB_FULL_SAMPLES : KB_QUICK_SAMPLES;
+	struct kb_store *st;
+	struct utsname u;
+	char err[1024];
+	int rc = 0;
+
+	if (!cli->auto_samples)
+		return 0;
+	cli->opts.plan = &cli->plan;
+	if (access(path, F_OK))
+		return 0;	/* nothing stored yet: every case keeps base */
+	st = kb_store_open(path, false, err, sizeof(err));
+	uname(&u);
+	if (!st || kb_sample_plan_build(st, u.nodename, base, KB_PLAN_ALPHA, &cli->plan, err,
+					sizeof(err))) {
+		kb_err("%s: --auto-samples: %s", cmd, err);
+		rc = KB_EXIT_USAGE;
+	}
+	kb_store_close(st);
+	return rc;
+}
+
+void kb_suite_free(struct kb_suite_cli *cli)
+{
+	kb_sample_plan_free(&cli->plan);
 }
 
 int kb_suite_check(const char *cmd, struct kb_suite_cli *cli)

@@ -22,7 +22,17 @@ struct kb_suite_cli {
 	const char *label, *db;
 	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
 	bool store, json, quiet;
+	bool auto_samples;		/* --auto-samples: opts.plan from the store */
+	struct kb_sample_plan plan;
 };
+
+/*
+ * With --auto-samples: the sample plan from the store (--db or the
+ * default; none yet: an empty plan) for this host, into cli->opts.plan.
+ * 0, or KB_EXIT_USAGE with the error printed. kb_suite_free releases it.
+ */
+int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli);
+void kb_suite_free(struct kb_suite_cli *cli);
 
 /* -f GLOB for a command of its own: a union of comma lists and repeats. */
 struct kb_glob_opt {
@@ -61,6 +71,9 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  "full parameter sweep, " KB_STR(KB_FULL_SAMPLES) " samples per case") },               \
 	{ KB_O("samples", 'r', KB_OPT_LONG, offsetof(T, m.opts.samples), "N", "samples per case"),     \
 	  .min = 1, .max = 100000 },                                                             \
+	{ KB_O("auto-samples", 0, KB_OPT_SET, offsetof(T, m.auto_samples), NULL,                     \
+	  "per case, the samples its stored spread on this host\n"                                \
+	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count)") },      \
 	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(T, m), "GLOB",                                    \
 	  "benchmarks to run, e.g. 'mm/guard/*' (see kbench list);\n"                            \
 	  "a comma list or repeated -f selects the union"), .fn = kb_opt_suite_filter },          \

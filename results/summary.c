@@ -41,6 +41,19 @@ double kb_median(const double *x, size_t n)
 	return m;
 }
 
+double kb_mad(const double *x, size_t n)
+{
+	double *d, med = kb_median(x, n), m;
+
+	if (!n || isnan(med) || !(d = malloc(n * sizeof(*d))))
+		return n ? NAN : 0.0;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(x[i] - med);
+	m = kb_median(d, n);
+	free(d);
+	return m;
+}
+
 /*
  * The order-statistic CI of the median: the narrowest symmetric pair of
  * 0-based ranks (k, n-1-k) whose coverage 1 - 2 P(B <= k), B ~ Binomial(n,

@@ -17,10 +17,12 @@ static int by_value(const void *a, const void *b)
 }
 
 /*
- * The median and the CV (sample standard deviation / mean) of one exported
- * run's analysis/changepoint samples, worked out here from the raw samples.
+ * The median, the CV (sample standard deviation / mean) and the robust CV
+ * (1.4826 MAD / median) of one exported run's analysis/changepoint samples,
+ * worked out here from the raw samples.
  */
-static void exported_figures(const char *db, const char *id, double *median, double *cv)
+static void exported_figures(const char *db, const char *id, double *median, double *cv,
+			     double *robust)
 {
 	static struct cli_result r;
 	cJSON *doc, *res, *it, *s;
@@ -49,11 +51,13 @@ static void exported_figures(const char *db, const char *id, double *median, dou
 	for (int i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
 	*cv = sqrt(ss / (n - 1)) / mean;
+	/* Three sorted values: the deviations are 0, x1 - x0, x2 - x1; their median the smaller. */
+	*robust = 1.4826 * fmin(x[1] - x[0], x[2] - x[1]) / x[1];
 }
 
 Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 {
-	double median[2], cv[2];
+	double median[2], cv[2], robust[2], z = 2.5758293035489, det_s, det_r, calls;
 	static struct cli_result r;
 	char dir[256], db[300];
 	cJSON *doc, *m;
@@ -67,7 +71,7 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "run_ids")), 2);
 	for (int k = 0; k < 2; k++)
 		exported_figures(db, cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "run_ids"), k)->valuestring,
-				 &median[k], &cv[k]);
+				 &median[k], &cv[k], &robust[k]);
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "metrics"), 0);
 	cr_assert_not_null(m);
 	cr_expect_str_eq(cJSON_GetObjectItem(m, "benchmark")->valuestring, "analysis/changepoint");
@@ -83,7 +87,25 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	cr_expect_float_eq(cJSON_GetObjectItem(m, "run_noise")->valuedouble,
 			   fabs(log(median[1] / median[0])) / sqrt(2.0), 1e-9, "%s", r.out);
 	cr_expect_eq(cJSON_GetObjectItem(m, "run_noise_runs")->valuedouble, 2.0);
-	cr_expect(cJSON_GetObjectItem(m, "detectable_change_samples")->valuedouble > 0.0);
+	/*
+	 * The samples' limit rests on the robust CV (the median's standard error
+	 * is 1.2533 sigma / sqrt(n)), the runs' on the noise; the metric calls
+	 * the larger of the two, against a 5% target (changepoint's cost is not
+	 * a fixed kernel path).
+	 */
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "within_run_robust_cv")->valuedouble,
+			   (robust[0] + robust[1]) / 2.0, 1e-9, "%s", r.out);
+	det_s = z * 1.2533 * (robust[0] + robust[1]) / 2.0 * sqrt(2.0 / 3.0);
+	det_r = expm1(z * fabs(log(median[1] / median[0])) / sqrt(2.0) * sqrt(2.0));
+	calls = fmax(det_s, det_r);
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "detectable_change_samples")->valuedouble, det_s,
+			   1e-6, "%s", r.out);
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "detectable_change_runs")->valuedouble, det_r,
+			   1e-6, "%s", r.out);
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "callable_change")->valuedouble, calls, 1e-6, "%s",
+			   r.out);
+	cr_expect_eq(cJSON_GetObjectItem(m, "target_change")->valuedouble, 0.05);
+	cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(m, "meets_target")), calls <= 0.05, "%s", r.out);
 	cJSON_Delete(doc);
 
 	/* Both runs are in the store under the calibrate label; latest names the newest. */
@@ -102,6 +124,42 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	run_cli(&r, "calibrate -f no/such --db %s", db);
 	cr_expect_eq(r.status, 2);
+	unlink_store(db);
+	rmdir(dir);
+}
+
+/*
+ * mm/guard/vmas counts VMAs: a fixed kernel path whose target is a 2%
+ * change, and an exact count calls it (no spread, no run-to-run noise).
+ * The text table says the same, with the tally at its foot.
+ */
+Test(calibrate, deterministic_metrics_have_a_two_percent_target, .timeout = 300)
+{
+	static struct cli_result r;
+	char dir[256], db[300];
+	cJSON *doc, *m;
+	int n = 0;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/cal.db", dir);
+	run_cli(&r, "calibrate -f mm/guard/vmas -n 2 -r 3 -q -J --db %s", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "metrics")) {
+		if (!strstr(cJSON_GetObjectItem(m, "params")->valuestring, "prot_none"))
+			continue;
+		n++;
+		cr_expect_eq(cJSON_GetObjectItem(m, "target_change")->valuedouble, 0.02, "%s", r.out);
+		cr_expect_eq(cJSON_GetObjectItem(m, "callable_change")->valuedouble, 0.0, "%s", r.out);
+		cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(m, "meets_target")), "%s", r.out);
+	}
+	cr_expect_eq(n, 1, "one prot_none case in --quick: %s", r.out);
+	cJSON_Delete(doc);
+	run_cli(&r, "calibrate -f mm/guard/vmas -n 2 -r 3 -q --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "    2.0% ok\n"), "%s", r.out);
+	cr_expect(strstr(r.out, " metrics call their target change 1 run vs 1 run\n"), "%s", r.out);
 	unlink_store(db);
 	rmdir(dir);
 }

@@ -123,6 +123,7 @@ const struct kb_bench kb_analysis[] = {
 		.baseline = NULL,
 		.axes = axes,
 		.timed = false,
+		.one_cpu = true,
 		.state_size = sizeof(struct cp_state),
 		.setup = cp_setup,
 		.sample = cp_sample,

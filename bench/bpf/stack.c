@@ -362,6 +362,8 @@ static void stack_facts(void *state, struct kb_result *r)
 		.baseline = NULL,                                       \
 		.axes = depth_axis,                                     \
 		.timed = TIMED,                                         \
+		.one_cpu = true,                                        \
+		.deterministic = true,                                  \
 		.state_size = sizeof(struct stack_state),               \
 		.setup = SETUP,                                         \
 		.sample = SAMPLE,                                       \

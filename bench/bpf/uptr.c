@@ -216,6 +216,8 @@ static void uptr_facts(void *state, struct kb_result *r)
 		.baseline = "map_update",                        \
 		.axes = no_axes,                                 \
 		.timed = true,                                   \
+		.one_cpu = true,                                 \
+		.deterministic = true,                           \
 		.state_size = sizeof(struct uptr_state),         \
 		.setup = uptr_setup,                             \
 		.sample = SAMPLE,                                \

@@ -1,0 +1,128 @@
+#include "sample_plan.h"
+#include "bench.h"
+#include "../results/summary.h"
+
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct builder {
+	const char *host;
+	long base;
+	double z;
+	struct kb_sample_plan *plan;
+	/* The case being read: its key and the spreads of its newest results. */
+	char benchmark[256], params[512];
+	double recent[KB_PLAN_RECENT];
+	size_t nrecent, seen;
+	int err;
+};
+
+/* The samples a spread needs for target: 2 (z 1.2533 spread / target)^2, within the bounds. */
+static long samples_for(const struct builder *b, double spread, double target)
+{
+	double need = ceil(2.0 * pow(b->z * 1.2533 * spread / target, 2.0));
+	long most = b->base * KB_PLAN_MAX_FACTOR;
+
+	if (!isfinite(need) || need <= (double)b->base)
+		return isfinite(need) ? b->base : most;
+	return need >= (double)most ? most : (long)need;
+}
+
+/* Ends the case being read: into the plan when it is a registered benchmark's. */
+static void flush(struct builder *b)
+{
+	const struct kb_bench *bench = b->nrecent ? kb_bench_find(b->benchmark) : NULL;
+	struct kb_planned_case *c, *grown;
+
+	if (!bench)
+		return;
+	grown = realloc(b->plan->cases, (b->plan->n + 1) * sizeof(*grown));
+	if (!grown) {
+		b->err = -ENOMEM;
+		return;
+	}
+	b->plan->cases = grown;
+	c = &grown[b->plan->n];
+	c->spread = kb_median(b->recent, b->nrecent);
+	c->samples = samples_for(b, c->spread, KB_TARGET_CHANGE(bench));
+	c->benchmark = strdup(b->benchmark);
+	c->params = strdup(b->params);
+	if (!c->benchmark || !c->params) {
+		free(c->benchmark);
+		free(c->params);
+		b->err = -ENOMEM;
+		return;
+	}
+	b->plan->n++;
+}
+
+static double robust_spread(const double *x, size_t n)
+{
+	double med = kb_median(x, n), mad = kb_mad(x, n);
+
+	return mad == 0.0 ? 0.0 : med != 0.0 ? 1.4826 * mad / fabs(med) : NAN;
+}
+
+/* Rows come per host, benchmark, params and metric, oldest first. */
+static int take_row(const struct kb_result_row *r, void *arg)
+{
+	struct builder *b = arg;
+
+	if (strcmp(r->host, b->host) || !r->nsamples)
+		return 0;
+	if (strcmp(r->benchmark, b->benchmark) || strcmp(r->params, b->params)) {
+		flush(b);
+		if (b->err)
+			return 1;
+		snprintf(b->benchmark, sizeof(b->benchmark), "%s", r->benchmark);
+		snprintf(b->params, sizeof(b->params), "%s", r->params);
+		b->nrecent = b->seen = 0;
+	}
+	/* A ring of the newest KB_PLAN_RECENT spreads. */
+	b->recent[b->seen++ % KB_PLAN_RECENT] = robust_spread(r->samples, r->nsamples);
+	b->nrecent = b->seen < KB_PLAN_RECENT ? b->seen : KB_PLAN_RECENT;
+	return 0;
+}
+
+int kb_sample_plan_build(struct kb_store *st, const char *host, long base, double alpha,
+			 struct kb_sample_plan *plan, char *err, size_t size)
+{
+	struct builder b = { .host = host, .base = base, .plan = plan,
+			     .z = gsl_cdf_ugaussian_Qinv(alpha / 2.0) };
+
+	memset(plan, 0, sizeof(*plan));
+	if (kb_store_each_result(st, take_row, &b, err, size))
+		return -1;
+	if (!b.err)
+		flush(&b);
+	if (b.err) {
+		snprintf(err, size, "planning samples: %s", strerror(-b.err));
+		kb_sample_plan_free(plan);
+		return -1;
+	}
+	return 0;
+}
+
+const struct kb_planned_case *kb_sample_plan_find(const struct kb_sample_plan *plan,
+						  const char *benchmark, const char *params)
+{
+	for (size_t i = 0; plan && i < plan->n; i++)
+		if (!strcmp(plan->cases[i].benchmark, benchmark) &&
+		    !strcmp(plan->cases[i].params, params))
+			return &plan->cases[i];
+	return NULL;
+}
+
+void kb_sample_plan_free(struct kb_sample_plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		free(plan->cases[i].benchmark);
+		free(plan->cases[i].params);
+	}
+	free(plan->cases);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,46 @@
+/*
+ * Samples per case from the store (kbench run --auto-samples): a case
+ * whose recent samples on this host spread more than its target change
+ * allows gets more of them, since the median's standard error is about
+ * 1.2533 sigma / sqrt(n). Each case gets between the preset's count and
+ * KB_PLAN_MAX_FACTOR times it; a case with nothing stored, the preset's.
+ */
+#ifndef KB_SAMPLE_PLAN_H
+#define KB_SAMPLE_PLAN_H
+
+#include "../results/store.h"
+
+#include <stddef.h>
+
+#define KB_PLAN_MAX_FACTOR 4
+/* The significance the plan sizes for: compare's and calibrate's default. */
+#define KB_PLAN_ALPHA 0.01
+/* The newest stored results per case the spread is the median of. */
+#define KB_PLAN_RECENT 5
+
+struct kb_planned_case {
+	char *benchmark, *params;
+	long samples;
+	double spread;		/* 1.4826 MAD / median, the median over its recent runs */
+};
+
+struct kb_sample_plan {
+	struct kb_planned_case *cases;
+	size_t n;
+};
+
+/*
+ * The plan for host's stored results of registered benchmarks, each case
+ * sized from base (the preset's or -r's count) for its target change at
+ * significance alpha, one run against one. 0, or -1 with err filled.
+ */
+int kb_sample_plan_build(struct kb_store *st, const char *host, long base, double alpha,
+			 struct kb_sample_plan *plan, char *err, size_t size);
+
+/* The planned case for benchmark and params, or NULL (not in the plan: base). */
+const struct kb_planned_case *kb_sample_plan_find(const struct kb_sample_plan *plan,
+						  const char *benchmark, const char *params);
+
+void kb_sample_plan_free(struct kb_sample_plan *plan);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * The harness's own promises: a one_cpu benchmark's thread stays on one
+ * CPU (the last one kbench may use) for its samples, harness/fidelity's
+ * figure is the ratio of the two timings it records, and --auto-samples
+ * gives each case the samples its stored spread needs.
+ */
+#include "helpers.h"
+#include "../results/store.h"
+
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static cJSON *fidelity_result(cJSON **doc)
+{
+	static struct cli_result r;
+	cJSON *res;
+
+	run_cli(&r, "run -f harness/fidelity -r 3 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	*doc = cJSON_Parse(r.out);
+	cr_assert_not_null(*doc, "%.300s", r.out);
+	res = cJSON_GetArrayItem(cJSON_GetObjectItem(*doc, "results"), 0);
+	cr_assert_not_null(res, "%.300s", r.out);
+	return res;
+}
+
+static const char *fact(cJSON *res, const char *name)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "facts"), name));
+}
+
+/* sched_getcpu() in every chunk of every sample saw only the CPU the harness pinned. */
+Test(harness, one_cpu_benchmarks_stay_on_the_last_allowed_cpu, .timeout = 120)
+{
+	cpu_set_t mask;
+	char last[16];
+	cJSON *doc, *res;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	if (CPU_COUNT(&mask) < 2)
+		cr_skip_test("skipped: this test may use one CPU only: nothing to pin");
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &mask))
+			snprintf(last, sizeof(last), "%d", c);
+	res = fidelity_result(&doc);
+	cr_expect_str_eq(fact(res, "pinned_cpu"), last);
+	cr_expect_str_eq(fact(res, "ran_on_cpus"), last);
+	cJSON_Delete(doc);
+}
+
+/* Given one CPU (kbench inherits the test's mask), there is nothing to pin and none is claimed. */
+Test(harness, one_allowed_cpu_is_left_as_it_is, .timeout = 120)
+{
+	cpu_set_t mask, one;
+	int first = -1;
+	cJSON *doc, *res;
+	char want[16];
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+		if (CPU_ISSET(c, &mask))
+			first = c;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	res = fidelity_result(&doc);
+	sched_setaffinity(0, sizeof(mask), &mask);
+	snprintf(want, sizeof(want), "%d", first);
+	cr_expect_null(fact(res, "pinned_cpu"), "%s", fact(res, "pinned_cpu"));
+	cr_expect_str_eq(fact(res, "ran_on_cpus"), want);
+	cJSON_Delete(doc);
+}
+
+/* The last sample is the meter's ns per call over the bare loop's, as its facts print them. */
+Test(harness, fidelity_is_the_ratio_of_its_two_timings, .timeout = 120)
+{
+	cJSON *doc, *res, *samples;
+	double bare, meter, last;
+
+	res = fidelity_result(&doc);
+	samples = cJSON_GetObjectItem(res, "samples");
+	cr_assert_eq(cJSON_GetArraySize(samples), 3);
+	last = cJSON_GetArrayItem(samples, 2)->valuedouble;
+	bare = strtod(fact(res, "bare_ns_per_call"), NULL);
+	meter = strtod(fact(res, "meter_ns_per_call"), NULL);
+	cr_expect_gt(bare, 0.0);
+	cr_expect_gt(meter, 0.0);
+	/* The facts keep two decimals of ns: the ratio agrees to what they hold. */
+	cr_expect_float_eq(last, meter / bare, 0.01 / bare + 0.01 / meter + 1e-9,
+			   "sample %g, facts %g / %g", last, meter, bare);
+	cJSON_Delete(doc);
+}
+
+/* Three samples 1 - x, 1, 1 + x: median 1, MAD x, robust spread 1.4826 x. */
+static void add_spread(struct kb_run *run, const char *bench, const char *params, double spread)
+{
+	struct kb_result *r = kb_run_add_result(run, bench, params, "m", "u", KB_LOWER_IS_BETTER);
+	double x = spread / 1.4826;
+
+	cr_assert_not_null(r);
+	kb_result_add_sample(r, 1.0 - x, false);
+	kb_result_add_sample(r, 1.0, false);
+	kb_result_add_sample(r, 1.0 + x, false);
+}
+
+static void store_spreads(const char *db, const char *host, double fidelity, double vmas)
+{
+	char err[512];
+	struct kb_store *s = kb_store_open(db, true, err, sizeof(err));
+	struct kb_run run;
+
+	cr_assert_not_null(s, "%s", err);
+	kb_run_init(&run);
+	snprintf(run.label, sizeof(run.label), "spreads");
+	snprintf(run.host, sizeof(run.host), "%s", host);
+	snprintf(run.started, sizeof(run.started), "2026-11-01T00:00:00Z");
+	run.environment = cJSON_CreateObject();
+	run.features = cJSON_CreateObject();
+	add_spread(&run, "harness/fidelity", "method=meter", fidelity);
+	add_spread(&run, "mm/guard/vmas", "method=prot_none,regions=1000,guard_pages=1", vmas);
+	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+	kb_run_free(&run);
+	kb_store_close(s);
+}
+
+/*
+ * -r 3 --auto-samples, both targets 2%: a stored spread of 1% needs
+ * ceil(2 (2.5758 x 1.2533 x 1% / 2%)^2) = 6 samples; 10% would need 209,
+ * capped at 4 x 3; a case with nothing stored keeps 3. Another host's
+ * spreads count for nothing.
+ */
+Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300)
+{
+	static struct cli_result r;
+	char dir[256], db[300];
+	struct utsname u;
+	cJSON *doc, *res;
+	int planned_seen = 0;
+
+	cr_assert_eq(uname(&u), 0);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/plan.db", dir);
+	store_spreads(db, u.nodename, 0.01, 0.10);
+	store_spreads(db, "another-host", 0.50, 0.50);
+	run_cli(&r, "run -f harness/fidelity,mm/guard/vmas -r 3 --auto-samples --db %s -q -J --no-store",
+		db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results")) {
+		const char *b = cJSON_GetObjectItem(res, "benchmark")->valuestring;
+		const char *m = cJSON_GetObjectItem(cJSON_GetObjectItem(res, "params"), "method")->valuestring;
+		int n = cJSON_GetArraySize(cJSON_GetObjectItem(res, "samples"));
+		const char *planned = fact(res, "samples_planned");
+
+		if (!strcmp(b, "harness/fidelity") || !strcmp(m, "prot_none"))
+			planned_seen++;
+		if (!strcmp(b, "harness/fidelity")) {
+			cr_expect_eq(n, 6, "%s: %d samples", b, n);
+			cr_expect_str_eq(planned, "6 (robust spread 1.00% stored)");
+		} else if (!strcmp(m, "prot_none")) {
+			cr_expect_eq(n, 12, "%s %s: %d samples", b, m, n);
+			cr_expect_str_eq(planned, "12 (robust spread 10.00% stored)");
+		} else {
+			cr_expect_eq(n, 3, "%s %s: nothing stored, %d samples", b, m, n);
+			cr_expect_null(planned, "%s", planned);
+		}
+	}
+	/* (vmas madv_guard is skipped where the kernel lacks guard pages.) */
+	cr_expect_eq(planned_seen, 2, "%.400s", r.out);
+	cJSON_Delete(doc);
+	unlink_store(db);
+	rmdir(dir);
+}
