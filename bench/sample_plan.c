@@ -38,7 +38,8 @@ static void flush(struct builder *b)
 	const struct kb_bench *bench = b->nrecent ? kb_bench_find(b->benchmark) : NULL;
 	struct kb_planned_case *c, *grown;
 
-	if (!bench)
+	/* Only where a sample costs milliseconds: no traffic, namespaces or helper processes. */
+	if (!bench || !(bench->timed || bench->one_cpu))
 		return;
 	grown = realloc(b->plan->cases, (b->plan->n + 1) * sizeof(*grown));
 	if (!grown) {

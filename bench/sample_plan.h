@@ -4,6 +4,9 @@
  * allows gets more of them, since the median's standard error is about
  * 1.2533 sigma / sqrt(n). Each case gets between the preset's count and
  * KB_PLAN_MAX_FACTOR times it; a case with nothing stored, the preset's.
+ * Only timed and one_cpu benchmarks are planned: their samples last
+ * milliseconds, where a traffic window, a namespace batch or an iperf3
+ * run lasts up to seconds and would stretch the run past its budget.
  */
 #ifndef KB_SAMPLE_PLAN_H
 #define KB_SAMPLE_PLAN_H
