@@ -112,20 +112,20 @@ static void decide(struct kb_metric_cmp *m, const struct kb_compare_opts *o, dou
 		m->verdict = KB_SLOWER;
 	else if (qhi < down && m->p < o->alpha)
 		m->verdict = KB_FASTER;
-	else if (qlo >= down && qhi <= up && fabs(log(q)) <= log1p(o->threshold))
+	else if (qlo >= down && qhi <= up && fabs(log(q)) <= log1p(m->asked))
 		/* Within what the noise resolves, and the estimate within the asked threshold. */
 		m->verdict = KB_SAME;
 	else
 		m->verdict = KB_UNKNOWN;
 	if (m->verdict != KB_UNKNOWN)
 		return;
-	if (m->threshold > o->threshold && m->noise > 0.0) {
+	if (m->threshold > m->asked && m->noise > 0.0) {
 		/* Run-to-run noise limits it: the runs per side whose floor the change clears. */
 		double c = fabs(log(q));
 
-		m->runs_to_decide = kb_noise_runs_needed(m->noise, fmax(o->threshold, expm1(c)),
+		m->runs_to_decide = kb_noise_runs_needed(m->noise, fmax(m->asked, expm1(c)),
 							  o->alpha);
-		if (c > log1p(o->threshold) && c <= log(up)) {
+		if (c > log1p(m->asked) && c <= log(up)) {
 			/* Between the asked and the raised threshold: no sample count decides it. */
 			m->more_samples = -1;
 			return;
@@ -169,11 +169,12 @@ static void apply_prior(struct kb_metric_cmp *m, const struct kb_compare_opts *o
 		return;
 	m->noise = p->noise;
 	m->prior = p;
-	m->threshold = fmax(o->threshold, kb_noise_floor(p->noise, m->nga, m->ngb, o->alpha));
+	m->threshold = fmax(m->asked, kb_noise_floor(p->noise, m->nga, m->ngb, o->alpha));
 }
 
 /*
- * The metric's threshold: the option, raised to the run-to-run noise floor.
+ * The metric's threshold: the option (or its target), raised to the
+ * run-to-run noise floor.
  * When the sides pool enough runs (2 degrees of freedom), the spread of
  * their medians is that noise: it is these runs' own, where the stored
  * history may mix other kernels (ab's alternating boots would count the very
@@ -186,25 +187,26 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 					       : NULL;
 	size_t df = 0;
 
-	m->threshold = o->threshold;
+	m->asked = o->target ? o->target(m->ref->benchmark) : o->threshold;
+	m->threshold = m->asked;
 	m->runs_needed = 1.0;
 	m->noise_runs = 0;
 	m->noise = kb_pooled_run_noise(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, &df);
 	m->noise_from_compared = !isnan(m->noise);
 	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
-		m->threshold = fmax(o->threshold,
+		m->threshold = fmax(m->asked,
 				    kb_noise_floor_t(m->noise, m->nga, m->ngb, o->alpha, df));
 	} else if (s) {
 		m->noise = kb_series_noise(s, skip, nskip, &m->noise_runs);
 		if (!isnan(m->noise))
-			m->threshold = fmax(o->threshold,
+			m->threshold = fmax(m->asked,
 					    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
 	}
 	if (!m->noise_from_compared && !o->samples_only)
 		apply_prior(m, o);
 	if (!isnan(m->noise))
-		m->runs_needed = kb_noise_runs_needed(m->noise, o->threshold, o->alpha);
+		m->runs_needed = kb_noise_runs_needed(m->noise, m->asked, o->alpha);
 }
 
 /*

@@ -34,9 +34,16 @@ struct kb_compare_opts {
 	 * one session, where within-run samples are the right thing).
 	 */
 	bool samples_only;
+	/*
+	 * Each metric's own threshold (may be NULL: threshold for all): the
+	 * change its benchmark should be able to call, 2% for a deterministic
+	 * cost (bench/bench.h KB_TARGET_CHANGE). The commands set it unless
+	 * --threshold is given.
+	 */
+	double (*target)(const char *benchmark);
 };
 
-#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0, false }
+#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0, false, NULL }
 /* Fewer samples than this on either side cannot be decided. */
 #define KB_COMPARE_MIN_SAMPLES 3
 
@@ -54,8 +61,9 @@ struct kb_metric_cmp {
 	size_t noise_runs;		/* runs it rests on */
 	bool noise_from_compared;	/* from the compared runs' spread, not stored history */
 	const struct kb_noise_prior *prior;	/* the noise is this prior's (no or short history) */
-	double threshold;		/* the one used: max(opts threshold, noise floor) */
-	double runs_needed;		/* runs per side for the noise floor to reach opts threshold */
+	double asked;			/* the threshold asked: opts threshold, or its target */
+	double threshold;		/* the one used: max(asked, noise floor) */
+	double runs_needed;		/* runs per side for the noise floor to reach asked */
 	enum kb_verdict verdict;
 	long more_samples;		/* unknown: samples per side still needed (-1: many) */
 	double runs_to_decide;		/* unknown for run noise: runs per side that would decide (0: -) */

@@ -97,10 +97,19 @@ static void print_noise_source(FILE *out, const struct kb_comparison *c)
 			     "samples alone (kbench calibrate or more stored runs give the noise)\n");
 }
 
-static bool raised(const struct kb_metric_cmp *m, const struct kb_comparison *c)
+static bool raised(const struct kb_metric_cmp *m)
 {
 	/* Raised by more than rounding would show. */
-	return m->threshold > c->opts.threshold + 0.0005;
+	return m->threshold > m->asked + 0.0005;
+}
+
+/* "threshold 5.0%", or what the per-metric targets are. */
+static void fmt_threshold(char *buf, size_t size, const struct kb_comparison *c)
+{
+	if (c->opts.target)
+		snprintf(buf, size, "threshold per metric: its target (2%% deterministic, 5%% others)");
+	else
+		snprintf(buf, size, "threshold %.1f%%", c->opts.threshold * 100.0);
 }
 
 /* Names are stored data: each goes through the format's escaper (escape.h). */
@@ -130,14 +139,17 @@ static void print_only(FILE *out, put_fn *put, const char *prefix,
 static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		       const char *nb)
 {
+	char thr[96];
+
 	fputs("kbench compare\n  A: ", out);
 	kb_put_text(out, na);
 	fputs("\n  B: ", out);
 	kb_put_text(out, nb);
 	fputs("\n", out);
-	fprintf(out, "threshold %.1f%%, alpha %g; change and CI: + is worse, whatever the\n"
-		     "direction (95%% bootstrap CI of the ratio of medians, Mann-Whitney p)\n",
-		c->opts.threshold * 100.0, c->opts.alpha);
+	fmt_threshold(thr, sizeof(thr), c);
+	fprintf(out, "%s, alpha %g\nchange and CI: + is worse, whatever the direction (95%%\n"
+		     "bootstrap CI of the ratio of medians, Mann-Whitney p)\n",
+		thr, c->opts.alpha);
 	print_noise_source(out, c);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
@@ -154,15 +166,15 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		fputs("]\n", out);
 		fprintf(out, "%12s %12s %8s %8s..%-8s %7.2g  %s\n", f.a, f.b, f.ch, f.lo, f.hi, m->p,
 			kb_verdict_name(m->verdict));
-		if (raised(m, c) && m->prior)
+		if (raised(m) && m->prior)
 			fprintf(out, "%14snoise prior %.0f%% (%s, %zu stored runs): threshold %.1f%%\n",
 				"", m->prior->noise * 100.0, m->prior->family, m->noise_runs,
 				m->threshold * 100.0);
-		else if (raised(m, c))
+		else if (raised(m))
 			fprintf(out, "%14srun noise %.1f%% (%zu %s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
 				"", m->noise * 100.0, m->noise_runs,
 				m->noise_from_compared ? "compared" : "stored", m->threshold * 100.0,
-				m->runs_needed, c->opts.threshold * 100.0);
+				m->runs_needed, m->asked * 100.0);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
 	}
@@ -175,12 +187,14 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 static void print_markdown(FILE *out, const struct kb_comparison *c, const char *na,
 			   const char *nb)
 {
+	char thr[96];
+
 	fputs("**kbench compare** A: ", out);
 	kb_put_markdown(out, na);
 	fputs(", B: ", out);
 	kb_put_markdown(out, nb);
-	fprintf(out, " (threshold %.1f%%, alpha %g; + is worse)\n\n", c->opts.threshold * 100.0,
-		c->opts.alpha);
+	fmt_threshold(thr, sizeof(thr), c);
+	fprintf(out, " (%s, alpha %g; + is worse)\n\n", thr, c->opts.alpha);
 	print_noise_source(out, c);
 	fprintf(out, "\n| benchmark | params | metric | A median | B median | change | 95%% CI | p | threshold | verdict |\n");
 	fprintf(out, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -229,7 +243,10 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 	cJSON_AddStringToObject(doc, "schema", "kbench-compare/1");
 	cJSON_AddStringToObject(doc, "a", na);
 	cJSON_AddStringToObject(doc, "b", nb);
-	cJSON_AddNumberToObject(doc, "threshold", c->opts.threshold);
+	if (c->opts.target)
+		cJSON_AddNullToObject(doc, "threshold");	/* each metric's threshold_asked */
+	else
+		cJSON_AddNumberToObject(doc, "threshold", c->opts.threshold);
 	cJSON_AddNumberToObject(doc, "alpha", c->opts.alpha);
 	cJSON_AddNumberToObject(doc, "resamples", c->opts.resamples);
 	cJSON_AddNumberToObject(doc, "seed", (double)c->opts.seed);
@@ -260,6 +277,7 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
 		if (m->runs_to_decide > 0.0)
 			cJSON_AddNumberToObject(o, "runs_to_decide", m->runs_to_decide);
+		cJSON_AddNumberToObject(o, "threshold_asked", m->asked);
 		cJSON_AddNumberToObject(o, "threshold_used", m->threshold);
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)

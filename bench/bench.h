@@ -154,6 +154,9 @@ const struct kb_bench *kb_bench_find(const char *name);
 /* The smallest change a metric of b should be able to call: 2% when deterministic, else 5%. */
 #define KB_TARGET_CHANGE(b) ((b) && (b)->deterministic ? 0.02 : 0.05)
 
+/* KB_TARGET_CHANGE of the benchmark called name (5% for one not registered: an import). */
+double kb_target_change(const char *name);
+
 /* Calls fn for every registered benchmark, in registry order. */
 void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg);
 

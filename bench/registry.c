@@ -41,6 +41,11 @@ const struct kb_bench *kb_bench_find(const char *name)
 	return NULL;
 }
 
+double kb_target_change(const char *name)
+{
+	return KB_TARGET_CHANGE(kb_bench_find(name));
+}
+
 void kb_for_each_bench(void (*fn)(const struct kb_bench *b, void *arg), void *arg)
 {
 	for (const struct kb_family *f = kb_families; f->name; f++)

@@ -114,6 +114,7 @@ static int parse(int argc, char **argv, struct ab_cli *cli)
 
 	if (rc)
 		return rc;
+	kb_compare_targets(&cli->compare.opts);
 	if (!image[0] || !image[1]) {
 		kb_err("ab: --base and --patched are both needed (two kernel images)");
 		return KB_EXIT_USAGE;
@@ -182,7 +183,10 @@ int cmd_ab(int argc, char **argv)
 			      .compare = KB_COMPARE_REQUEST_DEFAULTS, .rounds = 3 };
 	struct kb_store *store;
 	char err[512];
-	int rc = parse(argc, argv, &cli), nth = 0;
+	int rc, nth = 0;
+
+	cli.compare.opts.threshold = 0.0;	/* not given: each metric's target */
+	rc = parse(argc, argv, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;

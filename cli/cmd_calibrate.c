@@ -176,6 +176,20 @@ static bool meets(const struct noise_row *r)
 	return isfinite(r->calls) && r->calls <= r->target + 1e-12;
 }
 
+/*
+ * What keeps a metric from its target: its samples (more of them help:
+ * --auto-samples), the run-to-run noise (more runs per side or a quieter
+ * host), or an unknown figure. NULL when it meets it.
+ */
+static const char *limited_by(const struct noise_row *r)
+{
+	if (meets(r))
+		return NULL;
+	if (!isfinite(r->calls))
+		return "unknown";
+	return r->detect_samples >= r->detect_runs ? "samples" : "run_noise";
+}
+
 static void fmt_pct(char *buf, size_t size, double frac)
 {
 	if (isfinite(frac))
@@ -209,7 +223,8 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	       "run-to-run noise of the medians (runs it rests on); detects: smallest change\n"
 	       "1 run vs 1 run resolves, from the samples / from the run noise; needs:\n"
 	       "samples per run, runs per side for a verdict at %s; target: the change\n"
-	       "it should call (2%% deterministic, 5%% others), ok or MISSES\n", thr);
+	       "it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
+	       "limits it (samples: more samples per run; run_noise: more runs per side)\n", thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
 		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
@@ -227,8 +242,9 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 			       "detects", "needs", "target");
 		printf("%s %s %s [%s]\n", r->key->benchmark, r->key->params, r->key->metric,
 		       r->key->unit);
-		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s\n", r->median, w, b,
-		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES");
+		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s%s\n", r->median, w, b,
+		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES: ",
+		       meets(r) ? "" : limited_by(r));
 	}
 	printf("\n%zu of %zu metrics call their target change 1 run vs 1 run\n", met, n);
 }
@@ -279,6 +295,10 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddNumberToObject(o, "target_change", r->target);
 		add_finite(o, "callable_change", r->calls);
 		cJSON_AddBoolToObject(o, "meets_target", meets(r));
+		if (limited_by(r))
+			cJSON_AddStringToObject(o, "limited_by", limited_by(r));
+		else
+			cJSON_AddNullToObject(o, "limited_by");
 		cJSON_AddItemToArray(arr, o);
 	}
 	kb_json_print_and_free(doc);

@@ -61,10 +61,14 @@ const struct kb_cmd kb_cmd_compare = {
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_cli cli = { .o = KB_COMPARE_DEFAULTS, .format = KB_FORMAT_TEXT, .seed = 1 };
-	int rc = kb_opt_parse(&kb_cmd_compare, NULL, argc, argv, &cli);
+	int rc;
+
+	cli.o.threshold = 0.0;	/* not given: each metric's target */
+	rc = kb_opt_parse(&kb_cmd_compare, NULL, argc, argv, &cli);
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
+	kb_compare_targets(&cli.o);
 	cli.o.seed = (unsigned long)cli.seed;
 	if (argc - optind != 2) {
 		kb_err("compare: expected two runs, A and B (see kbench compare --help)");

@@ -136,6 +136,7 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 	r->run_a = &(*ra)[*na - 1];
 	o.history = r->series;
 	o.nhistory = r->nseries;
+	o.target = kb_target_change;
 	if (kb_compare(*ra, *na, *rb, *nb, &o, cmp)) {
 		kb_err("report: out of memory");
 		return KB_EXIT_ENV;

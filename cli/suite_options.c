@@ -69,6 +69,14 @@ void kb_suite_record_selection(cJSON *env, const char *cmd, const struct kb_run_
 		cJSON_AddBoolToObject(s, "auto_samples", true);
 }
 
+void kb_compare_targets(struct kb_compare_opts *o)
+{
+	if (o->threshold > 0.0)
+		return;
+	o->threshold = 0.05;	/* for a metric the target does not cover: none yet */
+	o->target = kb_target_change;
+}
+
 int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
 {
 	const char *path = cli->db ? cli->db : kb_store_default_path();

@@ -12,6 +12,7 @@
 #include "../lib/options.h"
 #include "../bench/harness.h"
 #include "../results/store.h"
+#include "../analysis/compare.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -33,6 +34,12 @@ struct kb_suite_cli {
  */
 int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli);
 void kb_suite_free(struct kb_suite_cli *cli);
+
+/*
+ * A compare whose --threshold was not given (left 0): each metric's own
+ * target (bench/bench.h) decides it.
+ */
+void kb_compare_targets(struct kb_compare_opts *o);
 
 /* -f GLOB for a command of its own: a union of comma lists and repeats. */
 struct kb_glob_opt {
@@ -90,7 +97,8 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 /* --threshold, --alpha of the verdicts, into doubles T.t and T.a. */
 #define KB_OPT_THRESHOLD(T, t)                                                          \
 	{ KB_O("threshold", 0, KB_OPT_CALL, offsetof(T, t), "P",                             \
-	  "smallest change called slower or faster (e.g. 5%)"), .fn = kb_opt_percent }
+	  "smallest change called slower or faster, e.g. 5% (default:\n"                    \
+	  "each metric's target, 2% deterministic costs, 5% others)"), .fn = kb_opt_percent }
 #define KB_OPT_ALPHA(T, a)                                                               \
 	{ KB_O("alpha", 0, KB_OPT_CALL, offsetof(T, a), "A",                                  \
 	  "significance level of the rank tests (e.g. 0.01)"), .fn = kb_opt_alpha }

@@ -1,5 +1,6 @@
 /* index.html: the latest verdicts, the change points, and every chart. */
 #include "report.h"
+#include "../bench/bench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -46,13 +47,21 @@ static const char style[] =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".slower,.regression{background:#fbdada}.faster,.improvement{background:#daf5da}\n"
 	".unknown{background:#f3f3f3}.same{background:#fff}\n"
+	"td.miss{font-weight:bold;color:#a00}\n"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:1em}\n"
 	"figure{margin:0;border:1px solid #eee;padding:.4em}figure img{width:100%;height:auto}\n"
 	"figcaption{font-size:.8em;color:#555}\n";
 
+/* The change the metric should be able to call (bench/bench.h): 5% for one kbench does not run. */
+static double target_of(const struct kb_result *k)
+{
+	return KB_TARGET_CHANGE(kb_bench_find(k->benchmark));
+}
+
 static void verdicts(FILE *f, const struct kb_report *r)
 {
 	const struct kb_comparison *c = r->cmp;
+	size_t callable = 0;
 
 	fputs("<h2 id=\"verdicts\">Latest verdicts</h2>\n", f);
 	if (!c) {
@@ -66,12 +75,19 @@ static void verdicts(FILE *f, const struct kb_report *r)
 	fprintf(f, "<br>Change: + is worse. Threshold %.1f%% (raised per metric by its stored "
 		   "run-to-run noise), alpha %g. Geomean %+.1f%% over %zu metrics.</p>\n",
 		c->opts.threshold * 100.0, c->opts.alpha, (c->geomean - 1.0) * 100.0, c->geomean_n);
+	for (size_t i = 0; i < c->nmetrics; i++)
+		callable += c->metrics[i].threshold <= target_of(c->metrics[i].ref) + 1e-12;
+	fprintf(f, "<p>A metric's threshold is the smallest change this comparison can call for"
+		   " it; its target is the change it should call (2%% for a deterministic cost, 5%%"
+		   " for the others). %zu of %zu metrics can call their target here; a threshold"
+		   " above it is in red.</p>\n", callable, c->nmetrics);
 	fputs("<table><tr><th>benchmark</th><th>params</th><th>metric</th><th>A median</th>"
 	      "<th>B median</th><th>change</th><th>95% CI of B/A</th><th>p</th><th>threshold</th>"
-	      "<th>verdict</th></tr>\n", f);
+	      "<th>target</th><th>verdict</th></tr>\n", f);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		const char *v = kb_verdict_name(m->verdict);
+		double target = target_of(m->ref);
 
 		fprintf(f, "<tr class=\"%s\">", v);
 		td(f, m->ref->benchmark);
@@ -81,10 +97,11 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		fputs(" [", f);
 		esc(f, m->ref->unit);
 		fprintf(f, "]</td><td class=n>%.4g</td><td class=n>%.4g</td><td class=n>%+.1f%%</td>"
-			   "<td class=n>%.3f .. %.3f</td><td class=n>%.2g</td><td class=n>%.1f%%</td>"
-			   "<td>%s</td></tr>\n",
+			   "<td class=n>%.3f .. %.3f</td><td class=n>%.2g</td><td class=\"n%s\">%.1f%%</td>"
+			   "<td class=n>%.0f%%</td><td>%s</td></tr>\n",
 			m->median_a, m->median_b, isfinite(m->change_pct) ? m->change_pct : 0.0,
-			m->ci_lo, m->ci_hi, m->p, m->threshold * 100.0, v);
+			m->ci_lo, m->ci_hi, m->p, m->threshold > target + 1e-12 ? " miss" : "",
+			m->threshold * 100.0, target * 100.0, v);
 	}
 	fputs("</table>\n", f);
 	for (size_t i = 0; i < c->nonly_a + c->nonly_b; i++) {

@@ -106,6 +106,11 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 			   r.out);
 	cr_expect_eq(cJSON_GetObjectItem(m, "target_change")->valuedouble, 0.05);
 	cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(m, "meets_target")), calls <= 0.05, "%s", r.out);
+	if (calls <= 0.05)
+		cr_expect(cJSON_IsNull(cJSON_GetObjectItem(m, "limited_by")), "%s", r.out);
+	else
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(m, "limited_by")),
+				 det_s >= det_r ? "samples" : "run_noise");
 	cJSON_Delete(doc);
 
 	/* Both runs are in the store under the calibrate label; latest names the newest. */
