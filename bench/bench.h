@@ -93,8 +93,9 @@ struct kb_bench {
 	 */
 	bool timed;
 	/*
-	 * one_cpu: the measured work runs on the calling thread alone (no
-	 * helper thread or process, no blocking): the harness keeps that
+	 * one_cpu: the measured work runs on the calling thread (and what it
+	 * forks, which inherits the CPU: fork+exit+wait then has no cross-CPU
+	 * wake-up), with no helper thread and no peer: the harness keeps that
 	 * thread on one CPU from setup to teardown, so no sample pays for a
 	 * migration or runs half on each CPU.
 	 */

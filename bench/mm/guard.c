@@ -516,7 +516,7 @@ const struct kb_bench kb_mm_guard[] = {
 		    .collect = collect_vmas,
 		    .summary = "fork+exit+wait of a process holding N guarded regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
-		    .axes = layout_axes, .timed = true,
+		    .axes = layout_axes, .timed = true, .one_cpu = true,
 		    .setup = guarded_setup, .sample = fork_sample),
 	GUARD_BENCH(.name = "mm/guard/capacity",
 		    .collect = collect_vmas,
