@@ -118,7 +118,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 
 	memset(row, 0, sizeof(*row));
 	row->key = key;
-	row->target = KB_TARGET_CHANGE(kb_bench_find(key->benchmark));
+	row->target = kb_target_change(key->benchmark);
 	threshold = cli->threshold > 0 ? cli->threshold : row->target;
 	row->samples = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {

@@ -1,6 +1,5 @@
 /* index.html: the latest verdicts, the change points, and every chart. */
 #include "report.h"
-#include "../bench/bench.h"
 
 #include <errno.h>
 #include <math.h>
@@ -52,12 +51,6 @@ static const char style[] =
 	"figure{margin:0;border:1px solid #eee;padding:.4em}figure img{width:100%;height:auto}\n"
 	"figcaption{font-size:.8em;color:#555}\n";
 
-/* The change the metric should be able to call (bench/bench.h): 5% for one kbench does not run. */
-static double target_of(const struct kb_result *k)
-{
-	return KB_TARGET_CHANGE(kb_bench_find(k->benchmark));
-}
-
 static void verdicts(FILE *f, const struct kb_report *r)
 {
 	const struct kb_comparison *c = r->cmp;
@@ -76,7 +69,7 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		   "run-to-run noise), alpha %g. Geomean %+.1f%% over %zu metrics.</p>\n",
 		c->opts.threshold * 100.0, c->opts.alpha, (c->geomean - 1.0) * 100.0, c->geomean_n);
 	for (size_t i = 0; i < c->nmetrics; i++)
-		callable += c->metrics[i].threshold <= target_of(c->metrics[i].ref) + 1e-12;
+		callable += c->metrics[i].threshold <= c->metrics[i].asked + 1e-12;
 	fprintf(f, "<p>A metric's threshold is the smallest change this comparison can call for"
 		   " it; its target is the change it should call (2%% for a deterministic cost, 5%%"
 		   " for the others). %zu of %zu metrics can call their target here; a threshold"
@@ -87,7 +80,7 @@ static void verdicts(FILE *f, const struct kb_report *r)
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		const char *v = kb_verdict_name(m->verdict);
-		double target = target_of(m->ref);
+		double target = m->asked;	/* report asks each metric its target */
 
 		fprintf(f, "<tr class=\"%s\">", v);
 		td(f, m->ref->benchmark);

@@ -64,6 +64,10 @@ Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
 	cr_expect_not_null(strstr(html, ids[8]), "the change point's run is in the table");
 	cr_expect_not_null(strstr(html, "<td>regression</td>"), "%s", html);
 	cr_expect_not_null(strstr(html, ids[RUNS - 1]), "B is the newest run");
+	/* Each verdict row has its metric's target: the mm/guard metrics are deterministic (2%). */
+	cr_expect_not_null(strstr(html, "<th>threshold</th><th>target</th>"), "%s", html);
+	cr_expect_not_null(strstr(html, "<td class=n>2%</td><td>"), "%s", html);
+	cr_expect_not_null(strstr(html, " of 3 metrics can call their target here"), "%s", html);
 	/* Each chart is a real image, not an empty canvas. */
 	snprintf(path, sizeof(path), "%s/history-006.png", site);
 	cr_expect_eq(png_read_stats(path, &ps, why, sizeof(why)), 0, "%s", why);
