@@ -27,8 +27,8 @@ static long samples_for(const struct builder *b, double spread, double target)
 	double need = ceil(2.0 * pow(b->z * 1.2533 * spread / target, 2.0));
 	long most = b->base * KB_PLAN_MAX_FACTOR;
 
-	if (!isfinite(need) || need <= (double)b->base)
-		return isfinite(need) ? b->base : most;
+	if (need <= (double)b->base)
+		return b->base;
 	return need >= (double)most ? most : (long)need;
 }
 
@@ -72,6 +72,7 @@ static double robust_spread(const double *x, size_t n)
 static int take_row(const struct kb_result_row *r, void *arg)
 {
 	struct builder *b = arg;
+	double spread;
 
 	if (strcmp(r->host, b->host) || !r->nsamples)
 		return 0;
@@ -83,8 +84,11 @@ static int take_row(const struct kb_result_row *r, void *arg)
 		snprintf(b->params, sizeof(b->params), "%s", r->params);
 		b->nrecent = b->seen = 0;
 	}
-	/* A ring of the newest KB_PLAN_RECENT spreads. */
-	b->recent[b->seen++ % KB_PLAN_RECENT] = robust_spread(r->samples, r->nsamples);
+	/* A ring of the newest KB_PLAN_RECENT spreads (none for a level of 0 that moves). */
+	spread = robust_spread(r->samples, r->nsamples);
+	if (isnan(spread))
+		return 0;
+	b->recent[b->seen++ % KB_PLAN_RECENT] = spread;
 	b->nrecent = b->seen < KB_PLAN_RECENT ? b->seen : KB_PLAN_RECENT;
 	return 0;
 }
