@@ -45,6 +45,7 @@ struct guard_state {
 	long threads;
 	double guard_ops_per_s;	/* summed over samples */
 	double contention_samples;
+	bool placed;		/* its threads had a CPU each chosen (place_thread) */
 };
 
 static int parse_case(struct guard_state *s, const struct kb_case *c, char *why, size_t size)
@@ -387,6 +388,29 @@ static void *guard_toggler(void *arg)
 	return NULL;
 }
 
+/*
+ * Thread i's CPU (0: the toggler): the toggler on the first CPU kbench may
+ * use, the workers round-robin from the next one, so with as many threads
+ * as CPUs each has its own and no sample depends on where the scheduler
+ * happened to start them. false: nothing to choose from (one CPU).
+ */
+static bool place_thread(pthread_attr_t *attr, long i)
+{
+	cpu_set_t allowed, one;
+	int cpus[CPU_SETSIZE], n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return false;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	if (n < 2)
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpus[i % n], &one);
+	return pthread_attr_setaffinity_np(attr, sizeof(one), &one) == 0;
+}
+
 static int contention_setup(void *state, const struct kb_case *c, char *why, size_t size)
 {
 	struct guard_state *s = state;
@@ -416,8 +440,13 @@ static int contention_sample(void *state, struct kb_meter *m, uint64_t batch,
 		return -EINVAL;
 	}
 	for (; started < n; started++) {
-		err = -pthread_create(&tids[started], NULL,
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		s->placed = place_thread(&attr, started);
+		err = -pthread_create(&tids[started], &attr,
 				      started == 0 ? guard_toggler : fault_worker, &run);
+		pthread_attr_destroy(&attr);
 		if (err)
 			break;
 	}
@@ -451,6 +480,9 @@ static void contention_facts(void *state, struct kb_result *r)
 	snprintf(buf, sizeof(buf), "%.0f",
 		 s->contention_samples ? s->guard_ops_per_s / s->contention_samples : 0.0);
 	kb_result_add_fact(r, "guard_ops_per_s", buf);
+	kb_result_add_fact(r, "placement", s->placed ? "toggler on the first allowed CPU, workers "
+						       "round-robin from the next"
+						     : "the scheduler's (one CPU allowed)");
 }
 
 static const struct kb_axis capacity_axes[] = {
