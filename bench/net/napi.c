@@ -56,6 +56,7 @@ struct rr_state {
 	struct kb_rr_window total;	/* summed over the measured samples */
 	unsigned long long softirq0, softirq, ticks0, ticks;
 	char napi[160], epoll[64];
+	char placement[64];		/* where kb_rr_start put server and client */
 };
 
 static const char *param(const struct kb_case *c, const char *key)
@@ -166,6 +167,11 @@ static int rr_setup(void *state, const struct kb_case *c, char *why, size_t size
 		 ep.busy_poll_usecs, ep.busy_poll_budget, ep.prefer_busy_poll);
 	err = kb_rr_start(&s->rr, &s->topo, !strcmp(param(c, "proto"), "tcp"), &ep, why, size);
 	s->started = !err;
+	if (s->rr.client_cpu >= 0 && s->rr.server_cpu >= 0)
+		snprintf(s->placement, sizeof(s->placement), "server on CPU %d, client on CPU %d",
+			 s->rr.server_cpu, s->rr.client_cpu);
+	else
+		snprintf(s->placement, sizeof(s->placement), "the scheduler's");
 	return err;
 }
 
@@ -230,6 +236,7 @@ static void rr_facts(void *state, struct kb_result *r)
 	kb_result_add_factf(r, "lost", "%.0f", (double)s->total.lost);
 	kb_result_add_fact(r, "napi", s->napi);
 	kb_result_add_fact(r, "epoll", s->epoll);
+	kb_result_add_fact(r, "placement", s->placement);
 	kb_result_add_fact(r, "device", s->topo.ns_a >= 0 ? "veth (software NAPI: no hardware IRQs)"
 							 : s->topo.dev_a);
 }

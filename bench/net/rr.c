@@ -137,15 +137,46 @@ static int start_server(struct kb_rr *rr, const struct kb_topo *t, char *why, si
 	return 0;
 }
 
+/*
+ * A CPU each: the server thread on the first CPU the client may use, the
+ * client (the calling thread, until kb_rr_stop) on the last, so a busy-
+ * polling side never spins on its peer's CPU and no window depends on
+ * where the scheduler happened to put them. With one CPU, neither moves.
+ */
+static void place(struct kb_rr *rr, pthread_attr_t *server)
+{
+	cpu_set_t one;
+
+	rr->client_cpu = rr->server_cpu = -1;
+	if (sched_getaffinity(0, sizeof(rr->client_mask), &rr->client_mask) ||
+	    CPU_COUNT(&rr->client_mask) < 2)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &rr->client_mask)) {
+			if (rr->server_cpu < 0)
+				rr->server_cpu = c;
+			rr->client_cpu = c;
+		}
+	CPU_ZERO(&one);
+	CPU_SET(rr->server_cpu, &one);
+	pthread_attr_setaffinity_np(server, sizeof(one), &one);
+	CPU_ZERO(&one);
+	CPU_SET(rr->client_cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		rr->client_cpu = -1;
+}
+
 int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 		const struct kb_epoll_params *ep, char *why, size_t size)
 {
+	pthread_attr_t attr;
 	struct sockaddr_in server = addr_of(t->addr_b);
 	struct timeval tmo = { .tv_sec = 1 };
 	bool local = t->ns_b >= 0;	/* else the peer runs kbench napi serve */
 	int one = 1, err;
 
 	memset(rr, 0, sizeof(*rr));
+	rr->client_cpu = rr->server_cpu = -1;
 	rr->tcp = tcp;
 	rr->ep = *ep;
 	rr->client_fd = rr->server_fd = rr->listen_fd = rr->client_ep = rr->server_ep = -1;
@@ -175,7 +206,10 @@ int kb_rr_start(struct kb_rr *rr, const struct kb_topo *t, bool tcp,
 	}
 	if ((rr->server_ep = make_epoll(rr->server_fd, ep)) < 0)
 		return fail(rr, rr->server_ep, "server epoll (EPIOCSPARAMS)", why, size);
-	err = pthread_create(&rr->server, NULL, serve, rr);
+	pthread_attr_init(&attr);
+	place(rr, &attr);
+	err = pthread_create(&rr->server, &attr, serve, rr);
+	pthread_attr_destroy(&attr);
 	if (err)
 		return fail(rr, -err, "server thread", why, size);
 	rr->server_running = true;
@@ -194,6 +228,7 @@ int kb_rr_serve(const char *bind_addr, bool tcp, const struct kb_epoll_params *e
 	int err;
 
 	memset(&rr, 0, sizeof(rr));
+	rr.client_cpu = rr.server_cpu = -1;
 	rr.tcp = tcp;
 	rr.client_fd = rr.server_fd = rr.listen_fd = rr.client_ep = rr.server_ep = -1;
 	struct timeval tmo = { .tv_sec = 1 };
@@ -241,6 +276,9 @@ void kb_rr_stop(struct kb_rr *rr)
 	if (rr->server_running)
 		pthread_join(rr->server, NULL);
 	rr->server_running = false;
+	if (rr->client_cpu >= 0)
+		sched_setaffinity(0, sizeof(rr->client_mask), &rr->client_mask);
+	rr->client_cpu = -1;
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);

@@ -12,6 +12,7 @@
 #include "topology.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,6 +26,9 @@ struct kb_rr {
 	bool server_running;
 	volatile bool stop;
 	pid_t server_tid;
+	/* Placement (kb_rr_start): the client's CPU and mask to give back. */
+	int client_cpu, server_cpu;	/* -1: the scheduler's (one CPU allowed) */
+	cpu_set_t client_mask;
 };
 
 /* One measured window. */
