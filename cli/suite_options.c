@@ -73,7 +73,7 @@ void kb_compare_targets(struct kb_compare_opts *o)
 {
 	if (o->threshold > 0.0)
 		return;
-	o->threshold = 0.05;	/* for a metric the target does not cover: none yet */
+	o->threshold = 0.05;	/* unused while target is set; a sane value all the same */
 	o->target = kb_target_change;
 }
 
