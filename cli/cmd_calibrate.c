@@ -91,7 +91,7 @@ struct noise_row {
 	double detect_runs;	/* ... that run-to-run noise lets 1 run vs 1 resolve */
 	double need_samples;	/* samples per run for the threshold */
 	double need_runs;	/* runs per side for the threshold */
-	double target;		/* the change it should call: 2% deterministic, 5% others */
+	double target;		/* to call: --threshold, else 2% deterministic, 5% others */
 	double calls;		/* the smallest change 1 run vs 1 calls: both limits */
 };
 
@@ -111,15 +111,14 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 {
 	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
-	double threshold, mad;
+	double mad;
 	bool exact = true;
 	const struct kb_series *s = kb_series_find(hist, nhist, runs[0].host, key);
 	size_t k = 0;
 
 	memset(row, 0, sizeof(*row));
 	row->key = key;
-	row->target = kb_target_change(key->benchmark);
-	threshold = cli->threshold > 0 ? cli->threshold : row->target;
+	row->target = cli->threshold > 0 ? cli->threshold : kb_target_change(key->benchmark);
 	row->samples = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct kb_result *r = find_result(&runs[i], key);
@@ -155,12 +154,12 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	 * median's spread.
 	 */
 	row->detect_samples = z * 1.2533 * row->within_robust * sqrt(2.0 / (double)row->samples);
-	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_robust / threshold, 2.0));
+	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_robust / row->target, 2.0));
 	row->detect_runs = isnan(row->run_noise) ? (exact ? 0.0 : NAN)
 						 : kb_noise_floor(row->run_noise, 1, 1, cli->alpha);
 	row->need_runs = isnan(row->run_noise)
 				 ? NAN
-				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(threshold), 2.0)));
+				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(row->target), 2.0)));
 	/* Unknown (NAN) when either limit is: a level of 0 that moves has no relative change. */
 	if (exact)
 		row->calls = 0.0;
