@@ -257,12 +257,12 @@ struct placement {
 
 static void placement_init(struct placement *p)
 {
+	int cpus[CPU_SETSIZE], n = kb_allowed_cpus(cpus, CPU_SETSIZE);
+
 	p->cpu = -1;
-	if (sched_getaffinity(0, sizeof(p->all), &p->all) || CPU_COUNT(&p->all) < 2)
+	if (n < 2 || sched_getaffinity(0, sizeof(p->all), &p->all))
 		return;
-	for (int c = CPU_SETSIZE - 1; c >= 0 && p->cpu < 0; c--)
-		if (CPU_ISSET(c, &p->all))
-			p->cpu = c;
+	p->cpu = cpus[n - 1];
 	CPU_ZERO(&p->one);
 	CPU_SET(p->cpu, &p->one);
 }

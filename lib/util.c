@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>	/* optind */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +156,19 @@ char *kb_rstrip(char *s)
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	return s;
+}
+
+int kb_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t allowed;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[n++] = c;
+	return n;
 }
 
 uint64_t kb_now_ns(void)

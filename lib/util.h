@@ -55,6 +55,13 @@ char *kb_rstrip(char *s);
 uint64_t kb_now_ns(void);
 
 /*
+ * The CPUs the calling thread may run on, ascending, into cpus[0..max):
+ * their number, 0 when the mask cannot be read. Benchmarks place their
+ * threads from it (the first for a helper, the last for the measuring one).
+ */
+int kb_allowed_cpus(int *cpus, int max);
+
+/*
  * Untrusted text (a tool's error message, an imported name) made safe for
  * one terminal line: control characters, C1 controls and bytes that are not
  * UTF-8 are written as \n, \t, \r, \e or \xNN, a backslash as \\; valid

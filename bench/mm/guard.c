@@ -396,14 +396,9 @@ static void *guard_toggler(void *arg)
  */
 static bool place_thread(pthread_attr_t *attr, long i)
 {
-	cpu_set_t allowed, one;
-	int cpus[CPU_SETSIZE], n = 0;
+	int cpus[CPU_SETSIZE], n = kb_allowed_cpus(cpus, CPU_SETSIZE);
+	cpu_set_t one;
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed))
-		return false;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed))
-			cpus[n++] = c;
 	if (n < 2)
 		return false;
 	CPU_ZERO(&one);

@@ -145,18 +145,14 @@ static int start_server(struct kb_rr *rr, const struct kb_topo *t, char *why, si
  */
 static void place(struct kb_rr *rr, pthread_attr_t *server)
 {
+	int cpus[CPU_SETSIZE], n = kb_allowed_cpus(cpus, CPU_SETSIZE);
 	cpu_set_t one;
 
 	rr->client_cpu = rr->server_cpu = -1;
-	if (sched_getaffinity(0, sizeof(rr->client_mask), &rr->client_mask) ||
-	    CPU_COUNT(&rr->client_mask) < 2)
+	if (n < 2 || sched_getaffinity(0, sizeof(rr->client_mask), &rr->client_mask))
 		return;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &rr->client_mask)) {
-			if (rr->server_cpu < 0)
-				rr->server_cpu = c;
-			rr->client_cpu = c;
-		}
+	rr->server_cpu = cpus[0];
+	rr->client_cpu = cpus[n - 1];
 	CPU_ZERO(&one);
 	CPU_SET(rr->server_cpu, &one);
 	pthread_attr_setaffinity_np(server, sizeof(one), &one);
