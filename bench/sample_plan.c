@@ -61,13 +61,6 @@ static void flush(struct builder *b)
 	b->plan->n++;
 }
 
-static double robust_spread(const double *x, size_t n)
-{
-	double med = kb_median(x, n), mad = kb_mad(x, n);
-
-	return mad == 0.0 ? 0.0 : med != 0.0 ? 1.4826 * mad / fabs(med) : NAN;
-}
-
 /* Rows come per host, benchmark, params and metric, oldest first. */
 static int take_row(const struct kb_result_row *r, void *arg)
 {
@@ -85,7 +78,7 @@ static int take_row(const struct kb_result_row *r, void *arg)
 		b->nrecent = b->seen = 0;
 	}
 	/* A ring of the newest KB_PLAN_RECENT spreads (none for a level of 0 that moves). */
-	spread = robust_spread(r->samples, r->nsamples);
+	spread = kb_robust_spread(r->samples, r->nsamples);
 	if (isnan(spread))
 		return 0;
 	b->recent[b->seen++ % KB_PLAN_RECENT] = spread;

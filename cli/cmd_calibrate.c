@@ -111,7 +111,6 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 {
 	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
-	double mad;
 	bool exact = true;
 	const struct kb_series *s = kb_series_find(hist, nhist, runs[0].host, key);
 	size_t k = 0;
@@ -128,9 +127,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 			continue;
 		kb_summarize(r->samples, r->nsamples, &sum);
 		medians[k] = sum.median;
-		mad = kb_mad(r->samples, r->nsamples);
-		/* MAD 0: most samples are the same value, the median exact (a count). */
-		robust[k] = mad == 0.0 ? 0.0 : sum.median != 0.0 ? 1.4826 * mad / fabs(sum.median) : NAN;
+		robust[k] = kb_robust_spread(r->samples, r->nsamples);
 		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;
 		if (r->nsamples < row->samples)
 			row->samples = r->nsamples;

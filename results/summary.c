@@ -41,7 +41,8 @@ double kb_median(const double *x, size_t n)
 	return m;
 }
 
-double kb_mad(const double *x, size_t n)
+/* Median absolute deviation from the median of x[0..n); 0 for n == 0. */
+static double mad_of(const double *x, size_t n)
 {
 	double *d, med = kb_median(x, n), m;
 
@@ -52,6 +53,13 @@ double kb_mad(const double *x, size_t n)
 	m = kb_median(d, n);
 	free(d);
 	return m;
+}
+
+double kb_robust_spread(const double *x, size_t n)
+{
+	double med = kb_median(x, n), mad = mad_of(x, n);
+
+	return mad == 0.0 ? 0.0 : med != 0.0 ? 1.4826 * mad / fabs(med) : NAN;
 }
 
 /*

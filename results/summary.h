@@ -17,11 +17,13 @@ void kb_summarize(const double *x, size_t n, struct kb_summary *s);
 double kb_median(const double *x, size_t n);
 
 /*
- * Median absolute deviation from the median of x[0..n); 0 for n == 0.
- * 1.4826 MAD estimates a normal sigma, and one preempted sample moves it
- * no more than any other sample does.
+ * 1.4826 MAD / |median| of x[0..n), MAD the median absolute deviation from
+ * the median: the robust relative spread (1.4826 MAD estimates a normal
+ * sigma, and one preempted sample moves it no more than any other) the
+ * median's precision rests on. 0 when the MAD is 0 (most samples are one
+ * value: a count), NAN when only the median is 0 (a level of 0 that moves).
  */
-double kb_mad(const double *x, size_t n);
+double kb_robust_spread(const double *x, size_t n);
 
 /* qsort comparison of doubles, ascending. */
 int kb_cmp_double(const void *a, const void *b);

@@ -1,18 +1,19 @@
 /*
  * harness/fidelity: what the harness's timing path (kb_meter_begin/end,
  * with the perf counters counting) adds to a trivial operation, against
- * a bare loop of the same getppid() calls timed with two clock reads. The
- * two alternate in short chunks, and each side keeps its median chunk, so
- * a preemption or a slow stretch of the host lands on one chunk, not on
- * one side. 1.000 is a faithful harness.
+ * a bare loop of the same getppid() calls timed with two reads of the
+ * meter's own clock (kb_now_ns). The two alternate in short chunks, and
+ * each side keeps its median chunk, so a preemption or a slow stretch of
+ * the host lands on one chunk, not on one side. 1.000 is a faithful
+ * harness.
  */
 #include "../bench.h"
+#include "../../lib/util.h"
+#include "../../results/summary.h"
 
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CHUNKS 16
@@ -32,31 +33,10 @@ struct fidelity_state {
 	uint64_t ran_on;		/* the CPUs (< 64) its chunks ran on, as bits */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static void calls(void)
 {
 	for (int i = 0; i < CALLS; i++)
 		syscall(SYS_getppid);
-}
-
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, size_t n)
-{
-	qsort(x, n, sizeof(*x), by_value);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
 static int fidelity_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
@@ -77,9 +57,9 @@ static int fidelity_sample(void *state, struct kb_meter *m, uint64_t batch, stru
 		/* Odd chunks time the meter first: neither side always follows the other. */
 		for (int side = c % 2; side < c % 2 + 2; side++) {
 			if (side % 2 == 0) {
-				t0 = now_ns();
+				t0 = kb_now_ns();
 				calls();
-				bare[c] = (double)(now_ns() - t0) / CALLS;
+				bare[c] = (double)(kb_now_ns() - t0) / CALLS;
 			} else {
 				before = kb_meter_ns(m);
 				kb_meter_begin(m);
@@ -89,8 +69,8 @@ static int fidelity_sample(void *state, struct kb_meter *m, uint64_t batch, stru
 			}
 		}
 	}
-	s->bare_ns = median(bare, CHUNKS);
-	s->meter_ns = median(metered, CHUNKS);
+	s->bare_ns = kb_median(bare, CHUNKS);
+	s->meter_ns = kb_median(metered, CHUNKS);
 	out->value = s->meter_ns / s->bare_ns;
 	out->ops = (uint64_t)CHUNKS * CALLS;
 	return 0;
