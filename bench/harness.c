@@ -411,7 +411,7 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 {
 	const struct kb_bench *b = x->c.bench;
 	struct kb_result *r = &run->results[x->result];
-	char cpu[16], buf[64];
+	char buf[64];
 
 	for (int k = 0; k < KB_NCOUNTERS; k++)
 		kb_result_add_counter(r, kb_counter_name(k), kb_counter_available(counters, k),
@@ -425,8 +425,8 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 		kb_result_add_fact(r, "samples_planned", buf);
 	}
 	if (b->one_cpu && where->cpu >= 0) {
-		snprintf(cpu, sizeof(cpu), "%d", where->cpu);
-		kb_result_add_fact(r, "pinned_cpu", cpu);
+		snprintf(buf, sizeof(buf), "%d", where->cpu);
+		kb_result_add_fact(r, "pinned_cpu", buf);
 	}
 	if (b->facts)
 		b->facts(x->state, r);
