@@ -175,26 +175,37 @@ static void apply_prior(struct kb_metric_cmp *m, const struct kb_compare_opts *o
 /*
  * The metric's threshold: the option (or its target), raised to the
  * run-to-run noise floor.
- * When the sides pool enough runs (2 degrees of freedom), the spread of
- * their medians is that noise: it is these runs' own, where the stored
- * history may mix other kernels (ab's alternating boots would count the very
- * A/B difference as noise). Otherwise the noise comes from the history.
+ * When both sides pool runs (an A/B), the spread of their medians is that
+ * noise: it is these runs' own, where the stored history may mix other
+ * kernels (ab's alternating boots would count the very A/B difference as
+ * noise). When one side is a single run against a pool (nightly: tonight
+ * against the nights before), the pool's spread and the stored history
+ * are two estimates of the host's one noise: pooled by their degrees of
+ * freedom, a short pool no longer forces a wide Student's t. Otherwise the
+ * noise comes from the history.
  */
 static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
 			  const char *host, const char **skip, size_t nskip)
 {
 	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
 					       : NULL;
-	size_t df = 0;
+	bool single = m->nga == 1 || m->ngb == 1;
+	size_t df = 0, used = 0;
+	double stored;
 
 	m->asked = o->target ? o->target(m->ref->benchmark) : o->threshold;
 	m->threshold = m->asked;
 	m->runs_needed = 1.0;
-	m->noise_runs = 0;
+	m->noise_runs = m->noise_stored_runs = 0;
 	m->noise = kb_pooled_run_noise(m->a, m->ga, m->nga, m->b, m->gb, m->ngb, &df);
 	m->noise_from_compared = !isnan(m->noise);
 	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
+		stored = s && single ? kb_series_noise(s, skip, nskip, &used) : NAN;
+		if (!isnan(stored) && kb_run_noise_df(used)) {
+			m->noise = kb_noise_pool(m->noise, df, stored, kb_run_noise_df(used), &df);
+			m->noise_stored_runs = used;
+		}
 		m->threshold = fmax(m->asked,
 				    kb_noise_floor_t(m->noise, m->nga, m->ngb, o->alpha, df));
 	} else if (s) {

@@ -60,6 +60,7 @@ struct kb_metric_cmp {
 	double noise;			/* run-to-run noise, NAN if unknown */
 	size_t noise_runs;		/* runs it rests on */
 	bool noise_from_compared;	/* from the compared runs' spread, not stored history */
+	size_t noise_stored_runs;	/* > 0: pooled with this many runs' stored history */
 	const struct kb_noise_prior *prior;	/* the noise is this prior's (no or short history) */
 	double asked;			/* the threshold asked: opts threshold, or its target */
 	double threshold;		/* the one used: max(asked, noise floor) */

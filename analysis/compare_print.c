@@ -170,6 +170,10 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 			fprintf(out, "%14snoise prior %.0f%% (%s, %zu stored runs): threshold %.1f%%\n",
 				"", m->prior->noise * 100.0, m->prior->family, m->noise_runs,
 				m->threshold * 100.0);
+		else if (raised(m) && m->noise_stored_runs)
+			fprintf(out, "%14srun noise %.1f%% (%zu compared + %zu stored runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
+				"", m->noise * 100.0, m->noise_runs, m->noise_stored_runs,
+				m->threshold * 100.0, m->runs_needed, m->asked * 100.0);
 		else if (raised(m))
 			fprintf(out, "%14srun noise %.1f%% (%zu %s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
 				"", m->noise * 100.0, m->noise_runs,
@@ -272,7 +276,9 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddStringToObject(o, "run_noise_source",
 					isnan(m->noise) ? "none"
 					: m->prior ? "prior"
+					: m->noise_stored_runs ? "compared_runs+history"
 					: m->noise_from_compared ? "compared_runs" : "history");
+		cJSON_AddNumberToObject(o, "run_noise_stored_runs", (double)m->noise_stored_runs);
 		if (m->prior)
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
 		if (m->runs_to_decide > 0.0)

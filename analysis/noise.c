@@ -61,6 +61,21 @@ double kb_series_noise(const struct kb_series *s, const char *const *skip, size_
 	return noise;
 }
 
+size_t kb_run_noise_df(size_t n)
+{
+	if (n < 2)
+		return 0;
+	return n >= 6 ? (n - 1) / 4 : (n - 1) * 2 / 3;
+}
+
+double kb_noise_pool(double a, size_t dfa, double b, size_t dfb, size_t *df)
+{
+	*df = dfa + dfb;
+	if (!*df)
+		return NAN;
+	return sqrt(((double)dfa * a * a + (double)dfb * b * b) / (double)*df);
+}
+
 double kb_noise_floor(double noise, size_t ka, size_t kb, double alpha)
 {
 	if (!(noise > 0.0) || !ka || !kb)

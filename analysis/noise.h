@@ -42,6 +42,20 @@ double kb_noise_floor(double noise, size_t ka, size_t kb, double alpha);
 double kb_pooled_run_noise(const double *a, const size_t *ga, size_t nga, const double *b,
 			   const size_t *gb, size_t ngb, size_t *df);
 
+/*
+ * The degrees of freedom kb_run_noise's estimate from n medians is worth,
+ * rounded down: n - 1 consecutive differences overlap (each point is in
+ * two), so about 2/3 of them for the RMS; the MAD from 6 points on keeps
+ * about a quarter. 0 when n < 2.
+ */
+size_t kb_run_noise_df(size_t n);
+
+/*
+ * Pools two estimates of one noise, each weighted by its degrees of
+ * freedom: sqrt((dfa a^2 + dfb b^2) / (dfa + dfb)). *df gets dfa + dfb.
+ */
+double kb_noise_pool(double a, size_t dfa, double b, size_t dfb, size_t *df);
+
 /* kb_noise_floor for a noise estimated with df degrees of freedom (Student's t). */
 double kb_noise_floor_t(double noise, size_t ka, size_t kb, double alpha, size_t df);
 

@@ -97,6 +97,78 @@ static int resolve_like(const char *cmd, struct kb_store *s, const char *like, c
 	return rc == 1 ? 0 : KB_EXIT_USAGE;
 }
 
+/*
+ * "latest~A..latest~B" (either order): *from and *to get the nearer and
+ * the farther N. 1 for a range, 0 for any other ref, -1 (error printed)
+ * for a malformed one.
+ */
+static int parse_range(const char *cmd, const char *ref, long *from, long *to)
+{
+	const char *dots = strstr(ref, "..");
+	char first[64];
+	long a, b;
+
+	if (!dots || strncmp(ref, "latest", 6) != 0)
+		return 0;
+	snprintf(first, sizeof(first), "%.*s", (int)(dots - ref), ref);
+	if (strncmp(first, "latest~", 7) != 0 || !kb_parse_long(first + 7, 0, 1000000, &a) ||
+	    strncmp(dots + 2, "latest~", 7) != 0 || !kb_parse_long(dots + 9, 0, 1000000, &b)) {
+		kb_err("%s: bad runs '%s': expected latest~A..latest~B", cmd, ref);
+		return -1;
+	}
+	*from = a < b ? a : b;
+	*to = a < b ? b : a;
+	return 1;
+}
+
+/*
+ * The runs of a range, oldest first, as many of them as the store holds
+ * (the nights before the first few are fewer): at least the nearest one.
+ */
+static int load_range(const char *cmd, struct kb_store *s, const char *ref, long from, long to,
+		      const char *like_id, struct kb_run **runs, size_t *n, char *desc,
+		      size_t size)
+{
+	struct utsname u;
+	char err[512], id[KB_ID_MAX];
+	long found = 0;
+
+	uname(&u);
+	for (long back = to; back >= from; back--) {
+		struct kb_run *one = NULL, *grown;
+		size_t none = 0;
+		int rc = like_id ? kb_store_nth_like(s, like_id, back, id, sizeof(id), err, sizeof(err))
+				 : kb_store_nth_latest(s, u.nodename, back, id, sizeof(id), err,
+						       sizeof(err));
+
+		if (rc == 0)
+			continue;
+		if (rc < 0 || kb_store_load_runs(s, id, &one, &none, err, sizeof(err))) {
+			kb_err("%s: %s", cmd, err);
+			return KB_EXIT_USAGE;
+		}
+		grown = realloc(*runs, (*n + none) * sizeof(**runs));
+		if (!grown) {
+			kb_free_runs(one, none);
+			kb_err("%s: out of memory", cmd);
+			return KB_EXIT_ENV;
+		}
+		*runs = grown;
+		memcpy(*runs + *n, one, none * sizeof(*one));
+		*n += none;
+		free(one);
+		found++;
+	}
+	if (!*n) {
+		kb_err("%s: no run in '%s': %s has fewer than %ld stored runs", cmd, ref,
+		       like_id ? "its selection" : u.nodename, from + 1);
+		return KB_EXIT_USAGE;
+	}
+	snprintf(desc, size, "runs %s: %ld of %ld stored, newest %s (label %s)", ref, found,
+		 to - from + 1, (*runs)[*n - 1].id, (*runs)[*n - 1].label);
+	return 0;
+}
+
 int kb_select_runs(const char *cmd, const char *db, const char *ref, bool pool,
 		   struct kb_run **runs, size_t *n, char *desc, size_t size)
 {
@@ -112,7 +184,8 @@ int kb_select_runs_like(const char *cmd, const char *db, const char *ref, bool p
 	struct kb_store *s;
 	struct stat st;
 	char err[512], id[KB_ID_MAX];
-	int rc;
+	long from = 0, to = 0;
+	int rc, range;
 
 	*runs = NULL;
 	*n = 0;
@@ -125,6 +198,23 @@ int kb_select_runs_like(const char *cmd, const char *db, const char *ref, bool p
 		return KB_EXIT_USAGE;
 	}
 	rc = like ? resolve_like(cmd, s, like, like_id, sizeof(like_id)) : 0;
+	range = rc ? 0 : parse_range(cmd, ref, &from, &to);
+	if (range > 0 && !pool) {
+		kb_err("%s: '%s' names several runs: %s takes one", cmd, ref, cmd);
+		range = -1;
+	}
+	if (range) {
+		rc = range < 0 ? KB_EXIT_USAGE
+			       : load_range(cmd, s, ref, from, to, like ? like_id : NULL, runs, n,
+					    desc, size);
+		kb_store_close(s);
+		if (rc) {
+			kb_free_runs(*runs, *n);
+			*runs = NULL;
+			*n = 0;
+		}
+		return rc;
+	}
 	if (!rc)
 		rc = resolve_latest(cmd, s, &ref, id, sizeof(id), like ? like_id : NULL);
 	if (rc) {

@@ -1,7 +1,8 @@
 /*
  * What a user names on the command line as "a run": an exported JSON file,
  * a run id, a label (the newest run with it, or with pool, all of them), or
- * latest / latest~N (this host's newest run, or the N-th before it).
+ * latest / latest~N (this host's newest run, or the N-th before it), or
+ * latest~A..latest~B (the runs from A to B back, pooled: those stored).
  */
 #ifndef KB_SELECT_H
 #define KB_SELECT_H

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define TRIALS 200
@@ -776,5 +777,143 @@ Test(compare, cli_asks_each_metric_its_target_unless_told)
 	cJSON_Delete(doc);
 	unlink(fa);
 	unlink(fb);
+	rmdir(dir);
+}
+
+/*
+ * Nightly: one night against a pool of the 5 before it. The pool's own
+ * spread rests on 4 degrees of freedom (Student's t 4.6 at alpha 0.01); the
+ * host's stored history is a second estimate of the same noise. Pooled,
+ * the threshold comes down and a smaller slowdown is called, while A/A
+ * nights still stay quiet.
+ */
+static int night_vs_pool(const struct kb_series *hist, size_t nhist, double shift,
+			 enum kb_verdict want, double *threshold, size_t *stored)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int hits = 0;
+
+	o.history = hist;
+	o.nhistory = nhist;
+	o.resamples = 500;
+	gsl_rng_set(rng, 23);
+	*threshold = 0.0;
+	for (int t = 0; t < 100; t++) {
+		struct kb_run runs[6];
+		struct kb_comparison c;
+
+		for (int k = 0; k < 6; k++) {
+			double lv = 1000.0 * (k == 5 ? 1.0 + shift : 1.0) *
+				    (1.0 + gsl_ran_gaussian(rng, 0.015));
+			struct kb_result *r;
+
+			kb_run_init(&runs[k]);
+			snprintf(runs[k].host, sizeof(runs[k].host), "nighthost");
+			snprintf(runs[k].id, sizeof(runs[k].id), "night-%d", k);
+			r = kb_run_add_result(&runs[k], "mm/guard/install", "method=madv_guard",
+					      "latency", "ns/op", KB_LOWER_IS_BETTER);
+			for (int i = 0; i < 10; i++)
+				kb_result_add_sample(r, lv * (1.0 + gsl_ran_gaussian(rng, 0.01)), false);
+		}
+		o.seed = (unsigned long)t + 1;
+		cr_assert_eq(kb_compare(runs, 5, runs + 5, 1, &o, &c), 0);
+		hits += c.metrics[0].verdict == want;
+		*threshold += c.metrics[0].threshold / 100.0;
+		*stored = c.metrics[0].noise_stored_runs;
+		kb_comparison_free(&c);
+		for (int k = 0; k < 6; k++)
+			kb_run_free(&runs[k]);
+	}
+	gsl_rng_free(rng);
+	return hits;
+}
+
+Test(compare, a_night_against_a_pool_also_uses_the_stored_history, .timeout = 300)
+{
+	char dir[256], db[300], ids[40][128], err[512];
+	double level[40], thr_alone, thr_pooled, thr_aa;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct kb_series *hist;
+	size_t nhist, stored_alone, stored, stored_aa;
+	struct kb_store *s;
+	int alone, pooled, aa;
+
+	gsl_rng_set(rng, 91);
+	for (int i = 0; i < 40; i++)
+		level[i] = 1000.0 * (1.0 + gsl_ran_gaussian(rng, 0.015));
+	gsl_rng_free(rng);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/nights.db", dir);
+	store_synthetic_runs(db, "nighthost", level, 40, 0.01, 4, ids);
+	s = kb_store_open(db, false, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_series_load(s, NULL, "nighthost", &hist, &nhist, err, sizeof(err)), 0);
+	kb_store_close(s);
+
+	alone = night_vs_pool(NULL, 0, 0.08, KB_SLOWER, &thr_alone, &stored_alone);
+	pooled = night_vs_pool(hist, nhist, 0.08, KB_SLOWER, &thr_pooled, &stored);
+	aa = night_vs_pool(hist, nhist, 0.0, KB_SLOWER, &thr_aa, &stored_aa);
+	cr_log_info("8%% slowdown called %d/100 on the pool alone (mean threshold %.1f%%), "
+		    "%d/100 with the history (%.1f%%); A/A alarms %d/100", alone,
+		    thr_alone * 100.0, pooled, thr_pooled * 100.0, aa);
+	cr_expect_eq(stored_alone, 0);
+	cr_expect_eq(stored, 40, "the history's 40 runs were pooled in: %zu", stored);
+	cr_expect_lt(thr_pooled, thr_alone - 0.01, "threshold %.3f with the history, %.3f without",
+		     thr_pooled, thr_alone);
+	cr_expect_geq(pooled, alone + 20, "8%% called %d/100 with the history, %d without", pooled,
+		      alone);
+	cr_expect_leq(aa, 2, "A/A nights alarmed %d of 100 times", aa);
+	kb_series_free(hist, nhist);
+	unlink_store(db);
+	rmdir(dir);
+}
+
+/*
+ * latest~A..latest~B pools the runs from A to B back (those stored, at
+ * least one), as nightly names its baseline; show takes one run, and a bad
+ * or empty range is one line, exit 2.
+ */
+Test(compare, a_range_of_latest_runs_is_pooled, .timeout = 120)
+{
+	struct cli_result *r = malloc(sizeof(*r));
+	char dir[256], db[300], ids[10][128];
+	double level[10];
+	struct utsname u;
+
+	uname(&u);
+	for (int i = 0; i < 10; i++)
+		level[i] = 1000.0 * (1.0 + 0.01 * (i % 3));
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/range.db", dir);
+	store_synthetic_runs(db, u.nodename, level, 10, 0.01, 6, ids);
+	run_cli(r, "compare latest~1..latest~3 latest --db %s", db);
+	cr_expect_eq(r->status, 0, "exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_not_null(strstr(r->out, "runs latest~1..latest~3: 3 of 3 stored"), "%s", r->out);
+	cr_expect_not_null(strstr(r->out, ids[8]), "the newest of the range is latest~1: %s", r->out);
+	run_cli(r, "compare latest~3..latest~1 latest --db %s --format json", db);
+	cr_expect_eq(r->status, 0, "exit %d: %s%s", r->status, r->out, r->err);
+	/* The 6 runs left out of the range and B are the history pooled with the range's spread. */
+	cr_expect_not_null(strstr(r->out, "\"run_noise_source\":\t\"compared_runs+history\""),
+			   "%s", r->out);
+	cr_expect_not_null(strstr(r->out, "\"run_noise_stored_runs\":\t6"), "%s", r->out);
+	run_cli(r, "compare latest~1..latest~40 latest --db %s", db);
+	cr_expect_eq(r->status, 0, "exit %d: %s%s", r->status, r->out, r->err);
+	cr_expect_not_null(strstr(r->out, "9 of 40 stored"), "%s", r->out);
+
+	run_cli(r, "compare latest~12..latest~20 latest --db %s", db);
+	cr_expect_eq(r->status, 2, "an empty range: exit %d: %s", r->status, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "fewer than 13 stored runs"), "%s", r->err);
+	run_cli(r, "compare latest~1..latest~x latest --db %s", db);
+	cr_expect_eq(r->status, 2, "exit %d: %s", r->status, r->err);
+	cr_expect_not_null(strstr(r->err, "kbench: compare: bad runs 'latest~1..latest~x'"), "%s",
+			   r->err);
+	run_cli(r, "show latest~1..latest~2 --db %s", db);
+	cr_expect_eq(r->status, 2, "exit %d: %s", r->status, r->err);
+	cr_expect_eq(count_lines(r->err), 1, "%s", r->err);
+	cr_expect_not_null(strstr(r->err, "names several runs"), "%s", r->err);
+	free(r);
+	unlink_store(db);
 	rmdir(dir);
 }

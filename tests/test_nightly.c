@@ -1,4 +1,7 @@
-/* .ci/nightly end to end on a small real benchmark: run, compare, history, dashboard. */
+/*
+ * .ci/nightly end to end on a small real benchmark: run, compare with the
+ * nights before (pooled), history, dashboard.
+ */
 #include "helpers.h"
 
 #include <criterion/criterion.h>
@@ -6,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static int nightly(const char *dir)
 {
@@ -20,7 +24,7 @@ static int nightly(const char *dir)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-Test(nightly, two_nights_compare_and_build_the_dashboard, .timeout = 240)
+Test(nightly, three_nights_compare_and_build_the_dashboard, .timeout = 360)
 {
 	char dir[256], path[400];
 	char *text;
@@ -40,6 +44,14 @@ Test(nightly, two_nights_compare_and_build_the_dashboard, .timeout = 240)
 	cr_assert_not_null(text);
 	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
 	cr_expect_not_null(strstr(text, "label nightly-test"), "%s", text);
+	free(text);
+
+	/* The third night pools the two before it as its baseline. */
+	cr_assert_eq(nightly(dir), 0, "third night failed, see %s/log", dir);
+	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "runs latest~1..latest~5: 2 of 5 stored"), "%s", text);
 	free(text);
 	snprintf(path, sizeof(path), "%s/site/index.html", dir);
 	text = slurp(path, &len);
@@ -80,4 +92,34 @@ Test(nightly, compares_with_the_previous_run_of_the_same_selection, .timeout = 3
 	free(text);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	cr_expect_eq(system(path), 0);
+}
+
+/* A baseline that is not a count is one line, exit 2, before anything runs or is stored. */
+Test(nightly, a_bad_baseline_is_refused_before_the_run)
+{
+	static const char *const bad[] = { "0", "x", "-1", "05" };
+	char dir[256], cmd[2048], path[400], *log;
+	size_t len;
+	int st;
+
+	make_tmpdir(dir, sizeof(dir));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "KBENCH=%s KBENCH_DB=%s/n.db NIGHTLY_DIR=%s/site NIGHTLY_BASELINE=%s "
+			 "NIGHTLY_ARGS='--quick -f analysis/* -r 3' " KB_SRCDIR "/.ci/nightly >%s/log 2>&1",
+			 kbench_bin(), dir, dir, bad[i], dir);
+		st = system(cmd);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "NIGHTLY_BASELINE=%s: status %d",
+			  bad[i], st);
+		snprintf(path, sizeof(path), "%s/log", dir);
+		log = slurp(path, &len);
+		cr_assert_not_null(log);
+		cr_expect_eq(count_lines(log), 1, "%s", log);
+		cr_expect_eq(strncmp(log, "kbench: NIGHTLY_BASELINE: ", 26), 0, "%s", log);
+		free(log);
+	}
+	snprintf(path, sizeof(path), "%s/n.db", dir);
+	cr_expect_neq(access(path, F_OK), 0, "a refused night stored a run");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
 }
