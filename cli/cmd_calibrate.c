@@ -32,7 +32,7 @@
 
 struct calibrate_cli {
 	struct kb_suite_cli s;
-	long runs;
+	long runs, baseline;
 	double threshold, alpha;
 };
 
@@ -41,6 +41,9 @@ static const struct kb_option calibrate_options[] = {
 	{ KB_O("runs", 'n', KB_OPT_LONG, offsetof(struct calibrate_cli, runs), "RUNS",
 	  "runs of the selected benchmarks (default 2)"), .min = 2, .max = MAX_RUNS,
 	  .unit = "runs" },
+	{ KB_O("baseline", 0, KB_OPT_LONG, offsetof(struct calibrate_cli, baseline), "RUNS",
+	  "runs pooled on the side a run is compared with (default 5, as nightly pools; "
+	  "1: one run against one)"), .min = 1, .max = MAX_RUNS, .unit = "runs" },
 	KB_OPT_THRESHOLD(struct calibrate_cli, threshold),
 	KB_OPT_ALPHA(struct calibrate_cli, alpha),
 	{ 0 },
@@ -51,11 +54,13 @@ const struct kb_cmd kb_cmd_calibrate = {
 	.about = "  Runs the selected benchmarks RUNS times (default 2, at most 20) and reports\n"
 		 "  per metric: the robust CV of the samples within a run, the run-to-run\n"
 		 "  noise of the medians (from these runs and this host's stored history),\n"
-		 "  the smallest change one run against one run can detect at alpha, the\n"
-		 "  samples per run or runs per side a verdict needs, and whether the metric\n"
-		 "  calls its target change (2% for deterministic costs, 5% for the others;\n"
-		 "  --threshold sets one for all). The runs are stored (label calibrate) so\n"
-		 "  kbench compare uses their noise.\n",
+		 "  the smallest change one run against a baseline of --baseline runs (as\n"
+		 "  nightly compares) can detect at alpha, the samples per run or runs per\n"
+		 "  side a verdict needs, and whether the metric calls its target change\n"
+		 "  (2% for deterministic costs, 5% for the others; --threshold sets one for\n"
+		 "  all). The runs are stored (label calibrate) so kbench compare uses their\n"
+		 "  noise; with --auto-samples each run's samples are planned from the runs\n"
+		 "  stored before it.\n",
 	.options = calibrate_options,
 };
 
@@ -87,12 +92,12 @@ struct noise_row {
 	size_t samples;		/* per run (the fewest) */
 	double run_noise;	/* NAN when unknown */
 	size_t noise_runs;
-	double detect_samples;	/* smallest change the samples of 1 run vs 1 can resolve */
-	double detect_runs;	/* ... that run-to-run noise lets 1 run vs 1 resolve */
+	double detect_samples;	/* smallest change the samples of 1 run vs the baseline resolve */
+	double detect_runs;	/* ... that run-to-run noise lets 1 run vs the baseline resolve */
 	double need_samples;	/* samples per run for the threshold */
 	double need_runs;	/* runs per side for the threshold */
 	double target;		/* to call: --threshold, else 2% deterministic, 5% others */
-	double calls;		/* the smallest change 1 run vs 1 calls: both limits */
+	double calls;		/* the smallest change 1 run vs the baseline calls: both limits */
 };
 
 static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
@@ -150,10 +155,13 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	 * from the MAD: a few preempted samples widen the stddev, not the
 	 * median's spread.
 	 */
-	row->detect_samples = z * 1.2533 * row->within_robust * sqrt(2.0 / (double)row->samples);
-	row->need_samples = ceil(2.0 * pow(z * 1.2533 * row->within_robust / row->target, 2.0));
+	row->detect_samples = z * 1.2533 * row->within_robust *
+			      sqrt((1.0 + 1.0 / (double)cli->baseline) / (double)row->samples);
+	row->need_samples = ceil((1.0 + 1.0 / (double)cli->baseline) *
+				 pow(z * 1.2533 * row->within_robust / row->target, 2.0));
 	row->detect_runs = isnan(row->run_noise) ? (exact ? 0.0 : NAN)
-						 : kb_noise_floor(row->run_noise, 1, 1, cli->alpha);
+						 : kb_noise_floor(row->run_noise, 1,
+								  (size_t)cli->baseline, cli->alpha);
 	row->need_runs = isnan(row->run_noise)
 				 ? NAN
 				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(row->target), 2.0)));
@@ -214,13 +222,15 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		snprintf(thr, sizeof(thr), "%.1f%%", cli->threshold * 100.0);
 	else
 		snprintf(thr, sizeof(thr), "its target");
-	printf("kbench calibrate: %ld runs per case, alpha %g\n", runs, cli->alpha);
+	printf("kbench calibrate: %ld runs per case, alpha %g, 1 run against %ld\n", runs,
+	       cli->alpha, cli->baseline);
 	printf("within: robust CV of one run's samples (1.4826 MAD / median); between:\n"
 	       "run-to-run noise of the medians (runs it rests on); detects: smallest change\n"
-	       "1 run vs 1 run resolves, from the samples / from the run noise; needs:\n"
-	       "samples per run, runs per side for a verdict at %s; target: the change\n"
-	       "it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
-	       "limits it (samples: more samples per run; run_noise: more runs per side)\n", thr);
+	       "1 run vs a baseline of %ld resolves, from the samples / from the run noise;\n"
+	       "needs: samples per run, runs per side for a verdict at %s; target: the\n"
+	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
+	       "limits it (samples: more samples per run; run_noise: more runs per side)\n",
+	       cli->baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
 		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
@@ -242,7 +252,8 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES: ",
 		       meets(r) ? "" : limited_by(r));
 	}
-	printf("\n%zu of %zu metrics call their target change 1 run vs 1 run\n", met, n);
+	printf("\n%zu of %zu metrics call their target change 1 run vs %ld\n", met, n,
+	       cli->baseline);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)
@@ -261,6 +272,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
 	cJSON_AddNumberToObject(doc, "runs", (double)runs);
 	cJSON_AddNumberToObject(doc, "alpha", cli->alpha);
+	cJSON_AddNumberToObject(doc, "baseline_runs", (double)cli->baseline);
 	if (cli->threshold > 0)
 		cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
 	else
@@ -300,9 +312,12 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	kb_json_print_and_free(doc);
 }
 
-/* Takes the runs, storing each as it completes. 0, or an exit code. */
-static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
-		     struct kb_run *runs)
+/*
+ * Takes the runs, storing each as it completes; with --auto-samples each
+ * run's samples are planned from the runs stored before it (a fresh host's
+ * first run has the preset's). 0, or an exit code.
+ */
+static int take_runs(struct calibrate_cli *cli, struct kb_store *store, struct kb_run *runs)
 {
 	char err[2048];
 
@@ -327,6 +342,11 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 			kb_err("calibrate: run not stored: %s", err);
 			return KB_EXIT_ENV;
 		}
+		if (store && cli->s.auto_samples && i + 1 < cli->runs) {
+			kb_suite_free(&cli->s);
+			if ((herr = kb_suite_plan("calibrate", &cli->s)))
+				return herr;
+		}
 	}
 	return 0;
 }
@@ -334,7 +354,7 @@ static int take_runs(const struct calibrate_cli *cli, struct kb_store *store,
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
-				     .alpha = 0.01 };
+				     .baseline = 5, .alpha = 0.01 };
 	struct kb_run runs[MAX_RUNS];
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;

@@ -64,11 +64,12 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/cal.db", dir);
-	run_cli(&r, "calibrate -f analysis/changepoint -n 2 -r 3 -q -J --db %s", db);
+	run_cli(&r, "calibrate -f analysis/changepoint -n 2 -r 3 --baseline 1 -q -J --db %s", db);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "not JSON: %s", r.out);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "run_ids")), 2);
+	cr_expect_eq(cJSON_GetObjectItem(doc, "baseline_runs")->valuedouble, 1.0);
 	for (int k = 0; k < 2; k++)
 		exported_figures(db, cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "run_ids"), k)->valuestring,
 				 &median[k], &cv[k], &robust[k]);
@@ -91,7 +92,7 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	 * The samples' limit rests on the robust CV (the median's standard error
 	 * is 1.2533 sigma / sqrt(n)), the runs' on the noise; the metric calls
 	 * the larger of the two, against a 5% target (changepoint's cost is not
-	 * a fixed kernel path).
+	 * a fixed kernel path), one run against one (--baseline 1).
 	 */
 	cr_expect_float_eq(cJSON_GetObjectItem(m, "within_run_robust_cv")->valuedouble,
 			   (robust[0] + robust[1]) / 2.0, 1e-9, "%s", r.out);
@@ -164,7 +165,52 @@ Test(calibrate, deterministic_metrics_have_a_two_percent_target, .timeout = 300)
 	run_cli(&r, "calibrate -f mm/guard/vmas -n 2 -r 3 -q --no-store");
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_expect(strstr(r.out, "    2.0% ok\n"), "%s", r.out);
-	cr_expect(strstr(r.out, " metrics call their target change 1 run vs 1 run\n"), "%s", r.out);
+	cr_expect(strstr(r.out, " metrics call their target change 1 run vs 5\n"), "%s", r.out);
+	unlink_store(db);
+	rmdir(dir);
+}
+
+/*
+ * By default one run is held against the 5 before it, as nightly compares:
+ * the run noise's limit is exp(z noise sqrt(1 + 1/5)) - 1. With
+ * --auto-samples each run after the first is planned from the runs stored
+ * before it, and its results say so.
+ */
+Test(calibrate, nightly_baseline_and_samples_planned_from_the_runs_before, .timeout = 300)
+{
+	double z = 2.5758293035489, noise;
+	static struct cli_result r;
+	char dir[256], db[300];
+	cJSON *doc, *m, *ids;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/cal.db", dir);
+	run_cli(&r, "calibrate -f analysis/changepoint -n 3 -r 3 --auto-samples -q -J --db %s", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	cr_expect_eq(cJSON_GetObjectItem(doc, "baseline_runs")->valuedouble, 5.0);
+	m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "metrics"), 0);
+	cr_assert_not_null(m);
+	noise = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "run_noise"));
+	if (isfinite(noise))
+		cr_expect_float_eq(cJSON_GetObjectItem(m, "detectable_change_runs")->valuedouble,
+				   expm1(z * noise * sqrt(1.2)), 1e-6, "%s", r.out);
+	ids = cJSON_GetObjectItem(doc, "run_ids");
+	cr_assert_eq(cJSON_GetArraySize(ids), 3);
+	/* The first run found nothing stored: the preset's count, no plan; the others a plan. */
+	run_cli(&r, "export %s --db %s", cJSON_GetArrayItem(ids, 0)->valuestring, db);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.out, "samples_planned"), "%s", r.out);
+	for (int k = 1; k < 3; k++) {
+		run_cli(&r, "export %s --db %s", cJSON_GetArrayItem(ids, k)->valuestring, db);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_not_null(strstr(r.out, "samples_planned"), "run %d: %s", k + 1, r.out);
+	}
+	cJSON_Delete(doc);
+	run_cli(&r, "calibrate -f analysis/changepoint -n 2 --baseline 0 --db %s", db);
+	cr_expect_eq(r.status, 2);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	unlink_store(db);
 	rmdir(dir);
 }
