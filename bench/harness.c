@@ -283,6 +283,7 @@ struct case_ctx {
 	long rounds;		/* sizing + warm-up + its samples */
 	const struct kb_planned_case *planned;	/* what --auto-samples gave it, or NULL */
 	uint64_t batch;
+	long sizing;		/* samples taken while sizing the batch (warm-up too) */
 	bool done;		/* skipped or failed: no more rounds */
 	uint64_t total_ops, totals[KB_NCOUNTERS];
 	char why[256];
@@ -352,6 +353,7 @@ static int size_batch(struct case_ctx *x, struct kb_result *r)
 		if (err)
 			return err;
 		kb_result_add_sample(r, v, true);
+		x->sizing++;
 		if (ns >= KB_MIN_SAMPLE_NS || x->batch >= MAX_BATCH || kb_stop_requested())
 			return 0;
 		/* Aim 20% past the target from the measured rate, at most x10. */
@@ -411,7 +413,7 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 {
 	const struct kb_bench *b = x->c.bench;
 	struct kb_result *r = &run->results[x->result];
-	char buf[64];
+	char buf[96];
 
 	for (int k = 0; k < KB_NCOUNTERS; k++)
 		kb_result_add_counter(r, kb_counter_name(k), kb_counter_available(counters, k),
@@ -423,6 +425,12 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 		snprintf(buf, sizeof(buf), "%ld (robust spread %.2f%% stored)", x->planned->samples,
 			 x->planned->spread * 100.0);
 		kb_result_add_fact(r, "samples_planned", buf);
+	}
+	/* Nothing else is dropped: the median is taken over every measured sample. */
+	if (r->nwarmup) {
+		snprintf(buf, sizeof(buf), "%zu (%ld sizing the batch, %ld warm-up; stored as warmup)",
+			 r->nwarmup, x->sizing, (long)r->nwarmup - x->sizing);
+		kb_result_add_fact(r, "discarded", buf);
 	}
 	if (b->one_cpu && where->cpu >= 0) {
 		snprintf(buf, sizeof(buf), "%d", where->cpu);

@@ -2,7 +2,8 @@
  * The harness's own promises: a one_cpu benchmark's thread stays on one
  * CPU (the last one kbench may use) for its samples, harness/fidelity's
  * figure is the ratio of the two timings it records, and --auto-samples
- * gives each case the samples its stored spread needs.
+ * gives each case the samples its stored spread needs. What it leaves out
+ * of a result's figure (batch sizing, warm-up) it says and keeps.
  */
 #include "helpers.h"
 #include "../results/store.h"
@@ -95,6 +96,45 @@ Test(harness, fidelity_is_the_ratio_of_its_two_timings, .timeout = 120)
 	/* The facts keep two decimals of ns: the ratio agrees to what they hold. */
 	cr_expect_float_eq(last, meter / bare, 0.01 / bare + 0.01 / meter + 1e-9,
 			   "sample %g, facts %g / %g", last, meter, bare);
+	cJSON_Delete(doc);
+}
+
+/*
+ * The samples the harness did not count are named in the discarded fact and
+ * are the result's warmup array: mm/guard/remove is timed, so its batch was
+ * sized first (at least one try), then KB_WARMUP_SAMPLES (1) warm-up;
+ * harness/fidelity is not timed: the warm-up alone.
+ */
+static void expect_discarded(cJSON *res, bool timed)
+{
+	long total = -1, sizing = -1, warm = -1;
+	const char *d = fact(res, "discarded");
+
+	cr_assert_not_null(d, "no discarded fact");
+	cr_assert_eq(sscanf(d, "%ld (%ld sizing the batch, %ld warm-up", &total, &sizing, &warm), 3,
+		     "%s", d);
+	cr_expect_eq(total, cJSON_GetArraySize(cJSON_GetObjectItem(res, "warmup")), "%s", d);
+	if (timed)
+		cr_expect_geq(sizing, 1, "%s", d);
+	else
+		cr_expect_eq(sizing, 0, "%s", d);
+	cr_expect_eq(warm, 1, "%s", d);
+	cr_expect_eq(total, sizing + warm, "%s", d);
+}
+
+Test(harness, discarded_samples_are_counted_and_kept, .timeout = 120)
+{
+	static struct cli_result r;
+	cJSON *doc, *res;
+
+	expect_discarded(fidelity_result(&doc), false);
+	cJSON_Delete(doc);
+	run_cli(&r, "run -f mm/guard/remove -r 3 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results"))
+		expect_discarded(res, true);
 	cJSON_Delete(doc);
 }
 
