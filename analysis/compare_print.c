@@ -139,6 +139,7 @@ static void print_only(FILE *out, put_fn *put, const char *prefix,
 static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		       const char *nb)
 {
+	size_t callable = 0;
 	char thr[96];
 
 	fputs("kbench compare\n  A: ", out);
@@ -184,6 +185,11 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 	}
 	fprintf(out, "\ngeomean over %zu metrics: %+.1f%% (+ is worse)\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
+	/* What a green means: a metric whose threshold was raised could not have called its target. */
+	for (size_t i = 0; i < c->nmetrics; i++)
+		callable += !raised(&c->metrics[i]);
+	fprintf(out, "%zu of %zu metrics could call the change asked of them here%s\n", callable,
+		c->nmetrics, callable < c->nmetrics ? "; the rest only their raised threshold" : "");
 	print_only(out, kb_put_text, "only in A: ", c->only_a, c->nonly_a);
 	print_only(out, kb_put_text, "only in B: ", c->only_b, c->nonly_b);
 }
