@@ -174,6 +174,49 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		row->calls = fmax(row->detect_samples, row->detect_runs);
 }
 
+/*
+ * The host's own speed between the runs: harness/fidelity's bare getppid
+ * loop (bare_ns_per_call), which no harness code touches. When it moves
+ * as much as the metrics do, the host is what limits them, and calibrate
+ * says so with the figure. NAN without it in two runs or more.
+ */
+struct host_speed {
+	double lo, hi;		/* ns per call, fastest and slowest run */
+	double noise;		/* run-to-run noise of the bare loop */
+	double floor;		/* the change that noise alone lets 1 run vs the baseline call */
+	size_t runs;
+};
+
+static void host_speed_of(const struct kb_run *runs, size_t n, const struct calibrate_cli *cli,
+			  struct host_speed *h)
+{
+	double ns[MAX_RUNS];
+
+	*h = (struct host_speed){ .lo = NAN, .hi = NAN, .noise = NAN, .floor = NAN };
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < runs[i].nresults; k++) {
+			const struct kb_result *r = &runs[i].results[k];
+			const char *f = strcmp(r->benchmark, "harness/fidelity")
+						? NULL
+						: kb_result_fact(r, "bare_ns_per_call");
+			double v = f ? strtod(f, NULL) : 0.0;
+
+			if (v > 0.0 && h->runs < MAX_RUNS) {
+				ns[h->runs++] = v;
+				break;
+			}
+		}
+	if (h->runs < 2)
+		return;
+	h->lo = h->hi = ns[0];
+	for (size_t i = 1; i < h->runs; i++) {
+		h->lo = fmin(h->lo, ns[i]);
+		h->hi = fmax(h->hi, ns[i]);
+	}
+	h->noise = kb_run_noise(ns, h->runs);
+	h->floor = kb_noise_floor(h->noise, 1, (size_t)cli->baseline, cli->alpha);
+}
+
 /* Whether the metric calls its target change (unknown counts as not). */
 static bool meets(const struct noise_row *r)
 {
@@ -213,7 +256,7 @@ static void fmt_count(char *buf, size_t size, double v)
 }
 
 static void print_text(const struct noise_row *rows, size_t n, long runs,
-		       const struct calibrate_cli *cli)
+		       const struct calibrate_cli *cli, const struct host_speed *host)
 {
 	size_t met = 0;
 	char thr[32];
@@ -254,6 +297,11 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	}
 	printf("\n%zu of %zu metrics call their target change 1 run vs %ld\n", met, n,
 	       cli->baseline);
+	if (!isnan(host->noise))
+		printf("host: a bare getppid loop (harness/fidelity) took %.1f to %.1f ns/call over %zu\n"
+		       "runs, run noise %.1f%%: a change under %.1f%% is the host's speed moving, for\n"
+		       "any metric that rests on it\n",
+		       host->lo, host->hi, host->runs, host->noise * 100.0, host->floor * 100.0);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)
@@ -265,9 +313,10 @@ static void add_finite(cJSON *o, const char *key, double v)
 }
 
 static void print_json(const struct noise_row *rows, size_t n, long runs,
-		       const struct calibrate_cli *cli, const struct kb_run *stored, size_t nstored)
+		       const struct calibrate_cli *cli, const struct host_speed *host,
+		       const struct kb_run *stored, size_t nstored)
 {
-	cJSON *doc = cJSON_CreateObject(), *arr, *ids;
+	cJSON *doc = cJSON_CreateObject(), *arr, *ids, *h;
 
 	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
 	cJSON_AddNumberToObject(doc, "runs", (double)runs);
@@ -277,6 +326,12 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
 	else
 		cJSON_AddNullToObject(doc, "threshold");
+	h = cJSON_AddObjectToObject(doc, "host_speed");
+	add_finite(h, "bare_ns_per_call_min", host->lo);
+	add_finite(h, "bare_ns_per_call_max", host->hi);
+	add_finite(h, "run_noise", host->noise);
+	add_finite(h, "callable_change", host->floor);
+	cJSON_AddNumberToObject(h, "runs", (double)host->runs);
 	ids = cJSON_AddArrayToObject(doc, "run_ids");
 	for (size_t i = 0; i < nstored; i++)
 		if (stored[i].id[0])
@@ -359,6 +414,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;
 	struct noise_row *rows = NULL;
+	struct host_speed host;
 	size_t nhist = 0, nrows = 0;
 	char err[512];
 	int rc = parse_args(argc, argv, &cli);
@@ -396,10 +452,11 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	for (size_t i = 0; !rc && i < runs[0].nresults; i++)
 		noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli, &rows[nrows++]);
+	host_speed_of(runs, (size_t)cli.runs, &cli, &host);
 	if (!rc && cli.s.json)
-		print_json(rows, nrows, cli.runs, &cli, runs, (size_t)cli.runs);
+		print_json(rows, nrows, cli.runs, &cli, &host, runs, (size_t)cli.runs);
 	else if (!rc)
-		print_text(rows, nrows, cli.runs, &cli);
+		print_text(rows, nrows, cli.runs, &cli, &host);
 	free(rows);
 	kb_series_free(hist, nhist);
 	for (long i = 0; i < cli.runs; i++)

@@ -136,26 +136,26 @@ static int load_range(const char *cmd, struct kb_store *s, const char *ref, long
 	uname(&u);
 	for (long back = to; back >= from; back--) {
 		struct kb_run *one = NULL, *grown;
-		size_t none = 0;
+		size_t got = 0;
 		int rc = like_id ? kb_store_nth_like(s, like_id, back, id, sizeof(id), err, sizeof(err))
 				 : kb_store_nth_latest(s, u.nodename, back, id, sizeof(id), err,
 						       sizeof(err));
 
 		if (rc == 0)
 			continue;
-		if (rc < 0 || kb_store_load_runs(s, id, &one, &none, err, sizeof(err))) {
+		if (rc < 0 || kb_store_load_runs(s, id, &one, &got, err, sizeof(err))) {
 			kb_err("%s: %s", cmd, err);
 			return KB_EXIT_USAGE;
 		}
-		grown = realloc(*runs, (*n + none) * sizeof(**runs));
+		grown = realloc(*runs, (*n + got) * sizeof(**runs));
 		if (!grown) {
-			kb_free_runs(one, none);
+			kb_free_runs(one, got);
 			kb_err("%s: out of memory", cmd);
 			return KB_EXIT_ENV;
 		}
 		*runs = grown;
-		memcpy(*runs + *n, one, none * sizeof(*one));
-		*n += none;
+		memcpy(*runs + *n, one, got * sizeof(*one));
+		*n += got;
 		free(one);
 		found++;
 	}

@@ -214,3 +214,59 @@ Test(calibrate, nightly_baseline_and_samples_planned_from_the_runs_before, .time
 	unlink_store(db);
 	rmdir(dir);
 }
+
+/*
+ * The host's own speed: harness/fidelity's bare getppid loop in each run
+ * (bare_ns_per_call, no harness code in it). Its spread between runs is
+ * what the host alone moves every metric by, and calibrate prints it.
+ */
+Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 300)
+{
+	double z = 2.5758293035489, bare[2], noise;
+	static struct cli_result r;
+	char dir[256], db[300];
+	cJSON *doc, *h, *ids;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/cal.db", dir);
+	run_cli(&r, "calibrate -f harness/fidelity -n 2 -r 3 -q -J --db %s", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	ids = cJSON_GetObjectItem(doc, "run_ids");
+	for (int k = 0; k < 2; k++) {
+		cJSON *run, *res;
+
+		run_cli(&r, "export %s --db %s", cJSON_GetArrayItem(ids, k)->valuestring, db);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		run = cJSON_Parse(r.out);
+		cr_assert_not_null(run);
+		res = cJSON_GetArrayItem(cJSON_GetObjectItem(run, "results"), 0);
+		bare[k] = strtod(cJSON_GetStringValue(cJSON_GetObjectItem(
+					 cJSON_GetObjectItem(res, "facts"), "bare_ns_per_call")),
+				 NULL);
+		cJSON_Delete(run);
+	}
+	h = cJSON_GetObjectItem(doc, "host_speed");
+	cr_assert_not_null(h, "%s", r.out);
+	cr_expect_eq(cJSON_GetObjectItem(h, "runs")->valuedouble, 2.0);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "bare_ns_per_call_min")->valuedouble,
+			   fmin(bare[0], bare[1]), 1e-9);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "bare_ns_per_call_max")->valuedouble,
+			   fmax(bare[0], bare[1]), 1e-9);
+	noise = fabs(log(bare[1] / bare[0])) / sqrt(2.0);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "run_noise")->valuedouble, noise, 1e-9);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "callable_change")->valuedouble,
+			   expm1(z * noise * sqrt(1.2)), 1e-9);
+	cJSON_Delete(doc);
+	run_cli(&r, "calibrate -f harness/fidelity -n 2 -r 3 -q --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.out, "host: a bare getppid loop (harness/fidelity) took "), "%s",
+			   r.out);
+	/* Without harness/fidelity there is no figure, and none is made up. */
+	run_cli(&r, "calibrate -f analysis/changepoint -n 2 -r 3 -q --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect_null(strstr(r.out, "host: "), "%s", r.out);
+	unlink_store(db);
+	rmdir(dir);
+}
