@@ -172,7 +172,8 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 				"", m->prior->noise * 100.0, m->prior->family, m->noise_runs,
 				m->threshold * 100.0);
 		else if (raised(m) && m->noise_stored_runs)
-			fprintf(out, "%14srun noise %.1f%% (%zu compared + %zu stored runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
+			fprintf(out, "%14srun noise %.1f%% (%zu compared + %zu stored runs): "
+				     "threshold %.1f%%; %.0f runs/side for %.0f%%\n",
 				"", m->noise * 100.0, m->noise_runs, m->noise_stored_runs,
 				m->threshold * 100.0, m->runs_needed, m->asked * 100.0);
 		else if (raised(m))

@@ -55,6 +55,24 @@ static void exported_figures(const char *db, const char *id, double *median, dou
 	*robust = 1.4826 * fmin(x[1] - x[0], x[2] - x[1]) / x[1];
 }
 
+/*
+ * Runs "kbench calibrate ARGS -q -J" into a store in a fresh directory
+ * (dir, db get their paths) and returns its parsed JSON.
+ */
+static cJSON *calibrate_json(struct cli_result *r, char *dir, size_t dsize, char *db, size_t size,
+			     const char *args)
+{
+	cJSON *doc;
+
+	make_tmpdir(dir, dsize);
+	snprintf(db, size, "%s/cal.db", dir);
+	run_cli(r, "calibrate %s -q -J --db %s", args, db);
+	cr_assert_eq(r->status, 0, "exit %d: %s", r->status, r->err);
+	doc = cJSON_Parse(r->out);
+	cr_assert_not_null(doc, "not JSON: %s", r->out);
+	return doc;
+}
+
 Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 {
 	double median[2], cv[2], robust[2], z = 2.5758293035489, det_s, det_r, calls;
@@ -62,12 +80,8 @@ Test(calibrate, two_runs_stored_with_noise_per_metric, .timeout = 120)
 	char dir[256], db[300];
 	cJSON *doc, *m;
 
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/cal.db", dir);
-	run_cli(&r, "calibrate -f analysis/changepoint -n 2 -r 3 --baseline 1 -q -J --db %s", db);
-	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-	doc = cJSON_Parse(r.out);
-	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	doc = calibrate_json(&r, dir, sizeof(dir), db, sizeof(db),
+			     "-f analysis/changepoint -n 2 -r 3 --baseline 1");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "run_ids")), 2);
 	cr_expect_eq(cJSON_GetObjectItem(doc, "baseline_runs")->valuedouble, 1.0);
 	for (int k = 0; k < 2; k++)
@@ -146,12 +160,8 @@ Test(calibrate, deterministic_metrics_have_a_two_percent_target, .timeout = 300)
 	cJSON *doc, *m;
 	int n = 0;
 
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/cal.db", dir);
-	run_cli(&r, "calibrate -f mm/guard/vmas -n 2 -r 3 -q -J --db %s", db);
-	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-	doc = cJSON_Parse(r.out);
-	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	doc = calibrate_json(&r, dir, sizeof(dir), db, sizeof(db),
+			     "-f mm/guard/vmas -n 2 -r 3");
 	cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "metrics")) {
 		if (!strstr(cJSON_GetObjectItem(m, "params")->valuestring, "prot_none"))
 			continue;
@@ -183,19 +193,15 @@ Test(calibrate, nightly_baseline_and_samples_planned_from_the_runs_before, .time
 	char dir[256], db[300];
 	cJSON *doc, *m, *ids;
 
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/cal.db", dir);
-	run_cli(&r, "calibrate -f analysis/changepoint -n 3 -r 3 --auto-samples -q -J --db %s", db);
-	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-	doc = cJSON_Parse(r.out);
-	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	doc = calibrate_json(&r, dir, sizeof(dir), db, sizeof(db),
+			     "-f analysis/changepoint -n 3 -r 3 --auto-samples");
 	cr_expect_eq(cJSON_GetObjectItem(doc, "baseline_runs")->valuedouble, 5.0);
 	m = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "metrics"), 0);
 	cr_assert_not_null(m);
 	noise = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "run_noise"));
-	if (isfinite(noise))
-		cr_expect_float_eq(cJSON_GetObjectItem(m, "detectable_change_runs")->valuedouble,
-				   expm1(z * noise * sqrt(1.2)), 1e-6, "%s", r.out);
+	cr_assert(isfinite(noise), "three stored runs give a run noise: %s", r.out);
+	cr_expect_float_eq(cJSON_GetObjectItem(m, "detectable_change_runs")->valuedouble,
+			   expm1(z * noise * sqrt(1.2)), 1e-6, "%s", r.out);
 	ids = cJSON_GetObjectItem(doc, "run_ids");
 	cr_assert_eq(cJSON_GetArraySize(ids), 3);
 	/* The first run found nothing stored: the preset's count, no plan; the others a plan. */
@@ -227,12 +233,8 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 	char dir[256], db[300];
 	cJSON *doc, *h, *ids;
 
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/cal.db", dir);
-	run_cli(&r, "calibrate -f harness/fidelity -n 2 -r 3 -q -J --db %s", db);
-	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-	doc = cJSON_Parse(r.out);
-	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	doc = calibrate_json(&r, dir, sizeof(dir), db, sizeof(db),
+			     "-f harness/fidelity -n 2 -r 3");
 	ids = cJSON_GetObjectItem(doc, "run_ids");
 	for (int k = 0; k < 2; k++) {
 		cJSON *run, *res;

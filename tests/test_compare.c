@@ -12,6 +12,7 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -443,14 +444,32 @@ static int single_run_verdicts(const struct kb_series *hist, size_t nhist, doubl
 	return hits;
 }
 
+/*
+ * Stores n synthetic runs on host into db (levels level[], within-run CV
+ * 1%) and loads that host's series back: a stored history.
+ */
+static void stored_history(const char *db, const char *host, const double *level, size_t n,
+			   unsigned long seed, struct kb_series **hist, size_t *nhist)
+{
+	char (*ids)[128] = calloc(n, sizeof(*ids)), err[512];
+	struct kb_store *s;
+
+	cr_assert_not_null(ids);
+	store_synthetic_runs(db, host, level, n, 0.01, seed, ids);
+	free(ids);
+	s = kb_store_open(db, false, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_series_load(s, NULL, host, hist, nhist, err, sizeof(err)), 0, "%s", err);
+	kb_store_close(s);
+}
+
 Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 {
-	char dir[256], db[300], ids[20][128], err[512];
+	char dir[256], db[300];
 	double level[20];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct kb_series *hist;
 	size_t nhist;
-	struct kb_store *s;
 	int without, with, found;
 
 	gsl_rng_set(rng, 77);
@@ -459,11 +478,7 @@ Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 	gsl_rng_free(rng);
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/noise.db", dir);
-	store_synthetic_runs(db, "noisyhost", level, 20, 0.01, 3, ids);
-	s = kb_store_open(db, false, err, sizeof(err));
-	cr_assert_not_null(s, "%s", err);
-	cr_assert_eq(kb_series_load(s, NULL, "noisyhost", &hist, &nhist, err, sizeof(err)), 0);
-	kb_store_close(s);
+	stored_history(db, "noisyhost", level, 20, 3, &hist, &nhist);
 
 	without = single_run_verdicts(NULL, 0, 0.0, KB_FASTER, 100, true);
 	with = single_run_verdicts(hist, nhist, 0.0, KB_FASTER, 100, true);
@@ -487,24 +502,19 @@ Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 Test(compare, pooled_sides_use_their_own_spread_not_an_alternating_history, .timeout = 120)
 {
 	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
-	char dir[256], db[300], ids[12][128], err[512];
+	char dir[256], db[300];
 	double level[12];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct kb_run runs[6];
 	struct kb_comparison c;
 	struct kb_series *hist;
-	struct kb_store *s;
 	size_t nhist;
 
 	for (int i = 0; i < 12; i++)
 		level[i] = i % 2 ? 3000.0 : 1000.0;
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/ab.db", dir);
-	store_synthetic_runs(db, "abhost", level, 12, 0.01, 5, ids);
-	s = kb_store_open(db, false, err, sizeof(err));
-	cr_assert_not_null(s, "%s", err);
-	cr_assert_eq(kb_series_load(s, NULL, "abhost", &hist, &nhist, err, sizeof(err)), 0);
-	kb_store_close(s);
+	stored_history(db, "abhost", level, 12, 5, &hist, &nhist);
 	gsl_rng_set(rng, 11);
 	for (int k = 0; k < 6; k++) {
 		double lv = (k < 3 ? 1000.0 : 3000.0) * (1.0 + gsl_ran_gaussian(rng, 0.01));
@@ -831,12 +841,11 @@ static int night_vs_pool(const struct kb_series *hist, size_t nhist, double shif
 
 Test(compare, a_night_against_a_pool_also_uses_the_stored_history, .timeout = 300)
 {
-	char dir[256], db[300], ids[40][128], err[512];
+	char dir[256], db[300];
 	double level[40], thr_alone, thr_pooled, thr_aa;
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct kb_series *hist;
 	size_t nhist, stored_alone, stored, stored_aa;
-	struct kb_store *s;
 	int alone, pooled, aa;
 
 	gsl_rng_set(rng, 91);
@@ -845,11 +854,7 @@ Test(compare, a_night_against_a_pool_also_uses_the_stored_history, .timeout = 30
 	gsl_rng_free(rng);
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/nights.db", dir);
-	store_synthetic_runs(db, "nighthost", level, 40, 0.01, 4, ids);
-	s = kb_store_open(db, false, err, sizeof(err));
-	cr_assert_not_null(s, "%s", err);
-	cr_assert_eq(kb_series_load(s, NULL, "nighthost", &hist, &nhist, err, sizeof(err)), 0);
-	kb_store_close(s);
+	stored_history(db, "nighthost", level, 40, 4, &hist, &nhist);
 
 	alone = night_vs_pool(NULL, 0, 0.08, KB_SLOWER, &thr_alone, &stored_alone);
 	pooled = night_vs_pool(hist, nhist, 0.08, KB_SLOWER, &thr_pooled, &stored);
