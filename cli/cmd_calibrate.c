@@ -191,6 +191,7 @@ static void host_speed_of(const struct kb_run *runs, size_t n, const struct cali
 			  struct host_speed *h)
 {
 	double ns[MAX_RUNS];
+	struct kb_summary sum;
 
 	*h = (struct host_speed){ .lo = NAN, .hi = NAN, .noise = NAN, .floor = NAN };
 	for (size_t i = 0; i < n; i++)
@@ -208,11 +209,9 @@ static void host_speed_of(const struct kb_run *runs, size_t n, const struct cali
 		}
 	if (h->runs < 2)
 		return;
-	h->lo = h->hi = ns[0];
-	for (size_t i = 1; i < h->runs; i++) {
-		h->lo = fmin(h->lo, ns[i]);
-		h->hi = fmax(h->hi, ns[i]);
-	}
+	kb_summarize(ns, h->runs, &sum);
+	h->lo = sum.min;
+	h->hi = sum.max;
 	h->noise = kb_run_noise(ns, h->runs);
 	h->floor = kb_noise_floor(h->noise, 1, (size_t)cli->baseline, cli->alpha);
 }
