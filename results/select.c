@@ -34,6 +34,21 @@ static int from_file(const char *cmd, const char *ref, struct kb_run **runs, siz
 }
 
 /*
+ * The id of the run back runs before the newest: of like_id's selection on
+ * its host, or (like_id NULL) of this host. 1 found, 0 none, -1 error (err).
+ */
+static int nth_run(struct kb_store *s, const char *like_id, long back, char *id, size_t idsize,
+		   char *err, size_t size)
+{
+	struct utsname u;
+
+	if (like_id)
+		return kb_store_nth_like(s, like_id, back, id, idsize, err, size);
+	uname(&u);
+	return kb_store_nth_latest(s, u.nodename, back, id, idsize, err, size);
+}
+
+/*
  * "latest" is this host's newest run, "latest~N" the one N runs before it.
  * Rewrites ref to the run id. 0 when ref is not of that form or resolved,
  * KB_EXIT_USAGE (error printed) otherwise.
@@ -53,8 +68,7 @@ static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref,
 		return KB_EXIT_USAGE;
 	}
 	uname(&u);
-	rc = like_id ? kb_store_nth_like(s, like_id, back, id, idsize, err, sizeof(err))
-		     : kb_store_nth_latest(s, u.nodename, back, id, idsize, err, sizeof(err));
+	rc = nth_run(s, like_id, back, id, idsize, err, sizeof(err));
 	if (rc < 0)
 		kb_err("%s: %s", cmd, err);
 	else if (rc == 0 && like_id)
@@ -133,13 +147,10 @@ static int load_range(const char *cmd, struct kb_store *s, const char *ref, long
 	char err[512], id[KB_ID_MAX];
 	long found = 0;
 
-	uname(&u);
 	for (long back = to; back >= from; back--) {
 		struct kb_run *one = NULL, *grown;
 		size_t got = 0;
-		int rc = like_id ? kb_store_nth_like(s, like_id, back, id, sizeof(id), err, sizeof(err))
-				 : kb_store_nth_latest(s, u.nodename, back, id, sizeof(id), err,
-						       sizeof(err));
+		int rc = nth_run(s, like_id, back, id, sizeof(id), err, sizeof(err));
 
 		if (rc == 0)
 			continue;
@@ -160,6 +171,7 @@ static int load_range(const char *cmd, struct kb_store *s, const char *ref, long
 		found++;
 	}
 	if (!*n) {
+		uname(&u);
 		kb_err("%s: no run in '%s': %s has fewer than %ld stored runs", cmd, ref,
 		       like_id ? "its selection" : u.nodename, from + 1);
 		return KB_EXIT_USAGE;
