@@ -190,7 +190,7 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
 					       : NULL;
 	bool single = m->nga == 1 || m->ngb == 1;
-	size_t df = 0, used = 0;
+	size_t df = 0, used = 0, stored_df;
 	double stored;
 
 	m->asked = o->target ? o->target(m->ref->benchmark) : o->threshold;
@@ -202,8 +202,9 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
 		stored = s && single ? kb_series_noise(s, skip, nskip, &used) : NAN;
-		if (!isnan(stored) && kb_run_noise_df(used)) {
-			m->noise = kb_noise_pool(m->noise, df, stored, kb_run_noise_df(used), &df);
+		stored_df = kb_run_noise_df(used);
+		if (!isnan(stored) && stored_df) {
+			m->noise = kb_noise_pool(m->noise, df, stored, stored_df, &df);
 			m->noise_stored_runs = used;
 		}
 		m->threshold = fmax(m->asked,

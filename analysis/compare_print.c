@@ -97,6 +97,17 @@ static void print_noise_source(FILE *out, const struct kb_comparison *c)
 			     "samples alone (kbench calibrate or more stored runs give the noise)\n");
 }
 
+/* What the run noise rests on: "6 compared", "20 stored" or "6 compared + 40 stored". */
+static const char *noise_runs_text(char *buf, size_t size, const struct kb_metric_cmp *m)
+{
+	if (m->noise_stored_runs)
+		snprintf(buf, size, "%zu compared + %zu stored", m->noise_runs, m->noise_stored_runs);
+	else
+		snprintf(buf, size, "%zu %s", m->noise_runs,
+			 m->noise_from_compared ? "compared" : "stored");
+	return buf;
+}
+
 static bool raised(const struct kb_metric_cmp *m)
 {
 	/* Raised by more than rounding would show. */
@@ -155,7 +166,7 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		struct cells f;
-		char more[96];
+		char more[96], src[64];
 
 		format_cells(m, &f);
 		fmt_more(more, sizeof(more), m);
@@ -171,16 +182,10 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 			fprintf(out, "%14snoise prior %.0f%% (%s, %zu stored runs): threshold %.1f%%\n",
 				"", m->prior->noise * 100.0, m->prior->family, m->noise_runs,
 				m->threshold * 100.0);
-		else if (raised(m) && m->noise_stored_runs)
-			fprintf(out, "%14srun noise %.1f%% (%zu compared + %zu stored runs): "
-				     "threshold %.1f%%; %.0f runs/side for %.0f%%\n",
-				"", m->noise * 100.0, m->noise_runs, m->noise_stored_runs,
-				m->threshold * 100.0, m->runs_needed, m->asked * 100.0);
 		else if (raised(m))
-			fprintf(out, "%14srun noise %.1f%% (%zu %s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
-				"", m->noise * 100.0, m->noise_runs,
-				m->noise_from_compared ? "compared" : "stored", m->threshold * 100.0,
-				m->runs_needed, m->asked * 100.0);
+			fprintf(out, "%14srun noise %.1f%% (%s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
+				"", m->noise * 100.0, noise_runs_text(src, sizeof(src), m),
+				m->threshold * 100.0, m->runs_needed, m->asked * 100.0);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
 	}
