@@ -444,6 +444,18 @@ static int single_run_verdicts(const struct kb_series *hist, size_t nhist, doubl
 	return hits;
 }
 
+/* Run levels 1000 (1 + N(0, sd)) for n stored runs, from seed. */
+static void run_levels(double *level, size_t n, double sd, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+	cr_assert_not_null(rng);
+	gsl_rng_set(rng, seed);
+	for (size_t i = 0; i < n; i++)
+		level[i] = 1000.0 * (1.0 + gsl_ran_gaussian(rng, sd));
+	gsl_rng_free(rng);
+}
+
 /*
  * Stores n synthetic runs on host into db (levels level[], within-run CV
  * 1%) and loads that host's series back: a stored history.
@@ -467,15 +479,11 @@ Test(compare, stored_run_noise_quiets_single_run_aa, .timeout = 120)
 {
 	char dir[256], db[300];
 	double level[20];
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct kb_series *hist;
 	size_t nhist;
 	int without, with, found;
 
-	gsl_rng_set(rng, 77);
-	for (int i = 0; i < 20; i++)
-		level[i] = 1000.0 * (1.0 + gsl_ran_gaussian(rng, 0.03));
-	gsl_rng_free(rng);
+	run_levels(level, 20, 0.03, 77);
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/noise.db", dir);
 	stored_history(db, "noisyhost", level, 20, 3, &hist, &nhist);
@@ -843,15 +851,11 @@ Test(compare, a_night_against_a_pool_also_uses_the_stored_history, .timeout = 30
 {
 	char dir[256], db[300];
 	double level[40], thr_alone, thr_pooled, thr_aa;
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct kb_series *hist;
 	size_t nhist, stored_alone, stored, stored_aa;
 	int alone, pooled, aa;
 
-	gsl_rng_set(rng, 91);
-	for (int i = 0; i < 40; i++)
-		level[i] = 1000.0 * (1.0 + gsl_ran_gaussian(rng, 0.015));
-	gsl_rng_free(rng);
+	run_levels(level, 40, 0.015, 91);
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/nights.db", dir);
 	stored_history(db, "nighthost", level, 40, 4, &hist, &nhist);

@@ -24,6 +24,18 @@ static int nightly(const char *dir)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The compare.txt the last night left beside its dashboard. */
+static char *compare_text(const char *dir)
+{
+	char path[400], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
+	text = slurp(path, &len);
+	cr_assert_not_null(text, "no %s", path);
+	return text;
+}
+
 Test(nightly, three_nights_compare_and_build_the_dashboard, .timeout = 360)
 {
 	char dir[256], path[400];
@@ -32,25 +44,20 @@ Test(nightly, three_nights_compare_and_build_the_dashboard, .timeout = 360)
 
 	make_tmpdir(dir, sizeof(dir));
 	cr_assert_eq(nightly(dir), 0, "first night failed, see %s/log", dir);
-	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
-	text = slurp(path, &len);
-	cr_assert_not_null(text);
+	text = compare_text(dir);
 	cr_expect_not_null(strstr(text, "nothing to compare"), "%s", text);
 	free(text);
 
 	/* Three samples a side can never reach p < 0.01: the second night stays quiet. */
 	cr_assert_eq(nightly(dir), 0, "second night failed, see %s/log", dir);
-	text = slurp(path, &len);
-	cr_assert_not_null(text);
+	text = compare_text(dir);
 	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
 	cr_expect_not_null(strstr(text, "label nightly-test"), "%s", text);
 	free(text);
 
 	/* The third night pools the two before it as its baseline. */
 	cr_assert_eq(nightly(dir), 0, "third night failed, see %s/log", dir);
-	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
-	text = slurp(path, &len);
-	cr_assert_not_null(text);
+	text = compare_text(dir);
 	cr_expect_not_null(strstr(text, "runs latest~1..latest~5: 2 of 5 stored"), "%s", text);
 	free(text);
 	snprintf(path, sizeof(path), "%s/site/index.html", dir);
@@ -73,7 +80,6 @@ Test(nightly, compares_with_the_previous_run_of_the_same_selection, .timeout = 3
 	static struct cli_result r;
 	char dir[256], path[400], first[128] = "";
 	char *text, *at;
-	size_t len;
 
 	make_tmpdir(dir, sizeof(dir));
 	cr_assert_eq(nightly(dir), 0, "first night failed, see %s/log", dir);
@@ -84,9 +90,7 @@ Test(nightly, compares_with_the_previous_run_of_the_same_selection, .timeout = 3
 	run_cli(&r, "run --quick -f mm/guard/vmas -r 3 --db %s/n.db -q", dir);
 	cr_assert_eq(r.status, 0, "the run in between: exit %d: %s", r.status, r.err);
 	cr_assert_eq(nightly(dir), 0, "second night failed, see %s/log", dir);
-	snprintf(path, sizeof(path), "%s/site/compare.txt", dir);
-	text = slurp(path, &len);
-	cr_assert_not_null(text);
+	text = compare_text(dir);
 	cr_expect_not_null(strstr(text, first), "not compared with night 1 (%s): %s", first, text);
 	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
 	free(text);
