@@ -6,6 +6,7 @@
 #include "../kernel/undo.h"
 #include "../lib/util.h"
 #include "../kernel/probe.h"
+#include "../results/summary.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,6 +29,7 @@ struct kb_meter {
 		void *state;
 	} collect[KB_MAX_COLLECT];
 	uint64_t t0, ns;
+	uint64_t spans;		/* begin/end pairs in the sample: each adds one empty span's time */
 	uint64_t c0[KB_NCOUNTERS], counts[KB_NCOUNTERS];
 };
 
@@ -38,6 +40,7 @@ void kb_meter_begin(struct kb_meter *m)
 	for (int i = 0; i < KB_NCOUNTERS; i++)
 		m->c0[i] = kb_counter_read(m->counters, i);
 	kb_counters_enable(m->counters);
+	m->spans++;
 	m->t0 = kb_now_ns();
 }
 
@@ -286,6 +289,7 @@ struct case_ctx {
 	long sizing;		/* samples taken while sizing the batch (warm-up too) */
 	bool done;		/* skipped or failed: no more rounds */
 	uint64_t total_ops, totals[KB_NCOUNTERS];
+	uint64_t total_ns, total_spans;	/* of the measured samples: the timing overhead */
 	char why[256];
 	struct kb_load_snap load0;	/* before the first measured sample */
 	bool has_load;
@@ -322,7 +326,7 @@ static int take_sample(struct case_ctx *x, double *value, uint64_t *ops, uint64_
 	struct kb_sample s = { 0 };
 	int err;
 
-	x->meter.ns = 0;
+	x->meter.ns = x->meter.spans = 0;
 	memset(x->meter.counts, 0, sizeof(x->meter.counts));
 	err = b->sample(x->state, &x->meter, x->batch, &s, x->why, sizeof(x->why));
 	if (err)
@@ -396,6 +400,8 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 			x->meter.collect[i].ops->sample(x->meter.collect[i].state, ops);
 		if (!warmup) {
 			x->total_ops += ops;
+			x->total_ns += ns;
+			x->total_spans += x->meter.spans;
 			for (int k = 0; k < KB_NCOUNTERS; k++)
 				x->totals[k] += x->meter.counts[k];
 		}
@@ -406,6 +412,51 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 	if (b->one_cpu)
 		placement_apply(where, false);
 	return err;
+}
+
+/*
+ * What one begin/end pair of the meter adds to the time it measures: the
+ * median of EMPTY_SPANS spans with nothing in them, counters counting as
+ * in a sample (the collectors run outside the span, so they add nothing).
+ */
+#define EMPTY_SPANS 101
+
+static double empty_span_ns(struct kb_counters *counters)
+{
+	double ns[EMPTY_SPANS];
+
+	for (int i = 0; i < EMPTY_SPANS; i++) {
+		uint64_t t0, t1;
+
+		kb_counters_enable(counters);
+		t0 = kb_now_ns();
+		t1 = kb_now_ns();
+		kb_counters_disable(counters);
+		ns[i] = (double)(t1 - t0);
+	}
+	return kb_median(ns, EMPTY_SPANS);
+}
+
+/*
+ * The harness's share of a timed benchmark's figure, for its own timing
+ * path: empty spans' time over the measured time. Where a family times
+ * many short spans per sample, this is what its figure carries on top of
+ * the operation (docs/method.md: harness fidelity).
+ */
+static void timing_overhead_fact(const struct case_ctx *x, struct kb_counters *counters,
+				 struct kb_result *r)
+{
+	double empty, share, per_span;
+	char buf[160];
+
+	if (!x->c.bench->timed || !x->total_spans || !x->total_ns)
+		return;
+	empty = empty_span_ns(counters);
+	share = empty * (double)x->total_spans / (double)x->total_ns;
+	per_span = (double)x->total_ns / (double)x->total_spans;
+	snprintf(buf, sizeof(buf), "%.4f%% (an empty span reads %.0f ns; the spans average %.1f us)",
+		 share * 100.0, empty, per_span / 1e3);
+	kb_result_add_fact(r, "timing_overhead", buf);
 }
 
 static void finish_case(struct case_ctx *x, const struct placement *where,
@@ -421,6 +472,7 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 						   : 0.0);
 	if (b->baseline)
 		kb_result_add_fact(r, "baseline", b->baseline);
+	timing_overhead_fact(x, counters, r);
 	if (x->planned) {
 		snprintf(buf, sizeof(buf), "%ld (robust spread %.2f%% stored)", x->planned->samples,
 			 x->planned->spread * 100.0);

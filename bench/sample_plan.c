@@ -11,7 +11,7 @@
 
 struct builder {
 	const char *host;
-	long base;
+	long base, baseline;
 	double z;
 	struct kb_sample_plan *plan;
 	/* The case being read: its key and the spreads of its newest results. */
@@ -21,10 +21,20 @@ struct builder {
 	int err;
 };
 
-/* The samples a spread needs for target: 2 (z 1.2533 spread / target)^2, within the bounds. */
+double kb_samples_needed(double z, double spread, double target, long baseline)
+{
+	return (1.0 + 1.0 / (double)baseline) * pow(z * 1.2533 * spread / target, 2.0);
+}
+
+double kb_samples_resolve(double z, double spread, double n, long baseline)
+{
+	return z * 1.2533 * spread * sqrt((1.0 + 1.0 / (double)baseline) / n);
+}
+
+/* The samples a spread needs for target, within the bounds. */
 static long samples_for(const struct builder *b, double spread, double target)
 {
-	double need = ceil(2.0 * pow(b->z * 1.2533 * spread / target, 2.0));
+	double need = ceil(kb_samples_needed(b->z, spread, target, b->baseline));
 	long most = b->base * KB_PLAN_MAX_FACTOR;
 
 	if (need <= (double)b->base)
@@ -86,11 +96,12 @@ static int take_row(const struct kb_result_row *r, void *arg)
 	return 0;
 }
 
-int kb_sample_plan_build(struct kb_store *st, const char *host, long base, double alpha,
+int kb_sample_plan_build(struct kb_store *st, const struct kb_plan_opts *o,
 			 struct kb_sample_plan *plan, char *err, size_t size)
 {
-	struct builder b = { .host = host, .base = base, .plan = plan,
-			     .z = gsl_cdf_ugaussian_Qinv(alpha / 2.0) };
+	struct builder b = { .host = o->host, .base = o->base, .plan = plan,
+			     .baseline = o->baseline > 0 ? o->baseline : KB_PLAN_BASELINE,
+			     .z = gsl_cdf_ugaussian_Qinv((o->alpha > 0.0 ? o->alpha : KB_PLAN_ALPHA) / 2.0) };
 
 	memset(plan, 0, sizeof(*plan));
 	if (kb_store_each_result(st, take_row, &b, err, size))

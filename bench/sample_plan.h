@@ -2,7 +2,11 @@
  * Samples per case from the store (kbench run --auto-samples): a case
  * whose recent samples on this host spread more than its target change
  * allows gets more of them, since the median's standard error is about
- * 1.2533 sigma / sqrt(n). Each case gets between the preset's count and
+ * 1.2533 sigma / sqrt(n) (sigma from the MAD: a few preempted samples
+ * widen the stddev, not the median's spread). The run is sized to be
+ * compared with a baseline of K runs pooled, as nightly compares: the
+ * difference of the two medians has (1 + 1/K) times one median's
+ * variance. Each case gets between the preset's count and
  * KB_PLAN_MAX_FACTOR times it; a case with nothing stored, the preset's.
  * Only timed and one_cpu benchmarks are planned: their samples last
  * milliseconds, where a traffic window, a namespace batch or an iperf3
@@ -20,6 +24,8 @@
 #define KB_PLAN_ALPHA 0.01
 /* The newest stored results per case the spread is the median of. */
 #define KB_PLAN_RECENT 5
+/* Runs pooled on the baseline side by default: nightly's NIGHTLY_BASELINE. */
+#define KB_PLAN_BASELINE 5
 
 struct kb_planned_case {
 	char *benchmark, *params;
@@ -33,11 +39,28 @@ struct kb_sample_plan {
 };
 
 /*
- * The plan for host's stored results of registered benchmarks, each case
- * sized from base (the preset's or -r's count) for its target change at
- * significance alpha, one run against one. 0, or -1 with err filled.
+ * The samples one run's median needs so that a change of target against
+ * a baseline of K runs pooled stands out at z:
+ * (1 + 1/K) (z 1.2533 spread / target)^2, not rounded.
  */
-int kb_sample_plan_build(struct kb_store *st, const char *host, long base, double alpha,
+double kb_samples_needed(double z, double spread, double target, long baseline);
+
+/* The smallest change n samples resolve likewise: z 1.2533 spread sqrt((1 + 1/K) / n). */
+double kb_samples_resolve(double z, double spread, double n, long baseline);
+
+struct kb_plan_opts {
+	const char *host;	/* whose stored results count */
+	long base;		/* the preset's or -r's count */
+	long baseline;		/* K runs pooled on the other side; 0: KB_PLAN_BASELINE */
+	double alpha;		/* 0: KB_PLAN_ALPHA */
+};
+
+/*
+ * The plan for o->host's stored results of registered benchmarks, each
+ * case sized from o->base for its target change at o->alpha, one run
+ * against o->baseline. 0, or -1 with err filled.
+ */
+int kb_sample_plan_build(struct kb_store *st, const struct kb_plan_opts *o,
 			 struct kb_sample_plan *plan, char *err, size_t size);
 
 /* The planned case for benchmark and params, or NULL (not in the plan: base). */

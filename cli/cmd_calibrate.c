@@ -32,7 +32,7 @@
 
 struct calibrate_cli {
 	struct kb_suite_cli s;
-	long runs, baseline;
+	long runs;
 	double threshold, alpha;
 };
 
@@ -41,9 +41,6 @@ static const struct kb_option calibrate_options[] = {
 	{ KB_O("runs", 'n', KB_OPT_LONG, offsetof(struct calibrate_cli, runs), "RUNS",
 	  "runs of the selected benchmarks (default 2)"), .min = 2, .max = MAX_RUNS,
 	  .unit = "runs" },
-	{ KB_O("baseline", 0, KB_OPT_LONG, offsetof(struct calibrate_cli, baseline), "RUNS",
-	  "runs pooled on the side a run is compared with (default 5, as nightly pools; "
-	  "1: one run against one)"), .min = 1, .max = MAX_RUNS, .unit = "runs" },
 	KB_OPT_THRESHOLD(struct calibrate_cli, threshold),
 	KB_OPT_ALPHA(struct calibrate_cli, alpha),
 	{ 0 },
@@ -150,18 +147,14 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		row->run_noise = kb_run_noise(medians, k);
 		row->noise_runs = isnan(row->run_noise) ? 0 : k;
 	}
-	/*
-	 * The median's standard error is about 1.2533 sigma / sqrt(n), sigma
-	 * from the MAD: a few preempted samples widen the stddev, not the
-	 * median's spread.
-	 */
-	row->detect_samples = z * 1.2533 * row->within_robust *
-			      sqrt((1.0 + 1.0 / (double)cli->baseline) / (double)row->samples);
-	row->need_samples = ceil((1.0 + 1.0 / (double)cli->baseline) *
-				 pow(z * 1.2533 * row->within_robust / row->target, 2.0));
+	/* The same sizing as --auto-samples plans with (bench/sample_plan.h). */
+	row->detect_samples = kb_samples_resolve(z, row->within_robust, (double)row->samples,
+						 cli->s.baseline);
+	row->need_samples = ceil(kb_samples_needed(z, row->within_robust, row->target,
+						   cli->s.baseline));
 	row->detect_runs = isnan(row->run_noise) ? (exact ? 0.0 : NAN)
 						 : kb_noise_floor(row->run_noise, 1,
-								  (size_t)cli->baseline, cli->alpha);
+								  (size_t)cli->s.baseline, cli->alpha);
 	row->need_runs = isnan(row->run_noise)
 				 ? NAN
 				 : fmax(1.0, ceil(2.0 * pow(z * row->run_noise / log1p(row->target), 2.0)));
@@ -213,7 +206,7 @@ static void host_speed_of(const struct kb_run *runs, size_t n, const struct cali
 	h->lo = sum.min;
 	h->hi = sum.max;
 	h->noise = kb_run_noise(ns, h->runs);
-	h->floor = kb_noise_floor(h->noise, 1, (size_t)cli->baseline, cli->alpha);
+	h->floor = kb_noise_floor(h->noise, 1, (size_t)cli->s.baseline, cli->alpha);
 }
 
 /* Whether the metric calls its target change (unknown counts as not). */
@@ -265,14 +258,14 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	else
 		snprintf(thr, sizeof(thr), "its target");
 	printf("kbench calibrate: %ld runs per case, alpha %g, 1 run against %ld\n", runs,
-	       cli->alpha, cli->baseline);
+	       cli->alpha, cli->s.baseline);
 	printf("within: robust CV of one run's samples (1.4826 MAD / median); between:\n"
 	       "run-to-run noise of the medians (runs it rests on); detects: smallest change\n"
 	       "1 run vs a baseline of %ld resolves, from the samples / from the run noise;\n"
 	       "needs: samples per run, runs per side for a verdict at %s; target: the\n"
 	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
 	       "limits it (samples: more samples per run; run_noise: more runs per side)\n",
-	       cli->baseline, thr);
+	       cli->s.baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
 		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
@@ -295,7 +288,7 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       meets(r) ? "" : limited_by(r));
 	}
 	printf("\n%zu of %zu metrics call their target change 1 run vs %ld\n", met, n,
-	       cli->baseline);
+	       cli->s.baseline);
 	if (!isnan(host->noise))
 		printf("host: a bare getppid loop (harness/fidelity) took %.1f to %.1f ns/call over %zu\n"
 		       "runs, run noise %.1f%%: a change under %.1f%% is the host's speed moving, for\n"
@@ -320,7 +313,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	cJSON_AddStringToObject(doc, "schema", "kbench-calibrate/1");
 	cJSON_AddNumberToObject(doc, "runs", (double)runs);
 	cJSON_AddNumberToObject(doc, "alpha", cli->alpha);
-	cJSON_AddNumberToObject(doc, "baseline_runs", (double)cli->baseline);
+	cJSON_AddNumberToObject(doc, "baseline_runs", (double)cli->s.baseline);
 	if (cli->threshold > 0)
 		cJSON_AddNumberToObject(doc, "threshold", cli->threshold);
 	else
@@ -408,7 +401,7 @@ static int take_runs(struct calibrate_cli *cli, struct kb_store *store, struct k
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
-				     .baseline = 5, .alpha = 0.01 };
+				     .s.baseline = KB_PLAN_BASELINE, .alpha = 0.01 };
 	struct kb_run runs[MAX_RUNS];
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;

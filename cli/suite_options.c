@@ -94,8 +94,9 @@ int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
 		return 0;	/* nothing stored yet: every case keeps base */
 	st = kb_store_open(path, false, err, sizeof(err));
 	uname(&u);
-	if (!st || kb_sample_plan_build(st, u.nodename, base, KB_PLAN_ALPHA, &cli->plan, err,
-					sizeof(err))) {
+	if (!st || kb_sample_plan_build(st, &(struct kb_plan_opts){ .host = u.nodename, .base = base,
+								      .baseline = cli->baseline },
+					&cli->plan, err, sizeof(err))) {
 		kb_err("%s: --auto-samples: %s", cmd, err);
 		rc = KB_EXIT_USAGE;
 	}

@@ -24,6 +24,7 @@ struct kb_suite_cli {
 	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
 	bool store, json, quiet;
 	bool auto_samples;		/* --auto-samples: opts.plan from the store */
+	long baseline;			/* --baseline: runs pooled on the other side; 0: KB_PLAN_BASELINE */
 	struct kb_sample_plan plan;
 };
 
@@ -57,6 +58,9 @@ int kb_opt_alpha(const char *who, const struct kb_option *o, const char *arg, vo
 /* --format text|markdown|json (key 1: markdown allowed) into an enum kb_format. */
 int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, void *v);
 
+/* More earlier runs than this in one pool is a typo, not a baseline. */
+#define KB_MAX_BASELINE 1000
+
 #define KB_STR_(x) #x
 #define KB_STR(x) KB_STR_(x)
 
@@ -81,6 +85,10 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	{ KB_O("auto-samples", 0, KB_OPT_SET, offsetof(T, m.auto_samples), NULL,                     \
 	  "per case, the samples its stored spread on this host\n"                                \
 	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count)") },      \
+	{ KB_O("baseline", 0, KB_OPT_LONG, offsetof(T, m.baseline), "RUNS",                          \
+	  "runs pooled on the side a run is compared with (default\n"                             \
+	  KB_STR(KB_PLAN_BASELINE) ", as nightly pools; 1: one run against one)"),                 \
+	  .min = 1, .max = KB_MAX_BASELINE, .unit = "runs" },                                      \
 	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(T, m), "GLOB",                                    \
 	  "benchmarks to run, e.g. 'mm/guard/*' (see kbench list);\n"                            \
 	  "a comma list or repeated -f selects the union"), .fn = kb_opt_suite_filter },          \

@@ -2,7 +2,8 @@
  * The harness's own promises: a one_cpu benchmark's thread stays on one
  * CPU (the last one kbench may use) for its samples, harness/fidelity's
  * figure is the ratio of the two timings it records, and --auto-samples
- * gives each case the samples its stored spread needs. What it leaves out
+ * gives each case the samples its stored spread needs; every timed
+ * family says what its timing path adds. What it leaves out
  * of a result's figure (batch sizing, warm-up) it says and keeps.
  */
 #include "helpers.h"
@@ -171,26 +172,19 @@ static void store_spreads(const char *db, const char *host, double fidelity, dou
 }
 
 /*
- * -r 3 --auto-samples, both targets 2%: a stored spread of 1% needs
- * ceil(2 (2.5758 x 1.2533 x 1% / 2%)^2) = 6 samples; 10% would need 209,
- * capped at 4 x 3; a case with nothing stored keeps 3. Another host's
- * spreads count for nothing.
+ * The samples -r 3 --auto-samples gives each case of one run, against the
+ * stored spreads: fidelity's in *fidelity, prot_none's in *prot_none.
+ * Fails on a case that was not planned but has samples other than 3.
  */
-Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300)
+static void planned_counts(const char *db, const char *extra, int *fidelity, int *prot_none)
 {
 	static struct cli_result r;
-	char dir[256], db[300];
-	struct utsname u;
 	cJSON *doc, *res;
-	int planned_seen = 0;
+	char want[64];
 
-	cr_assert_eq(uname(&u), 0);
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/plan.db", dir);
-	store_spreads(db, u.nodename, 0.01, 0.10);
-	store_spreads(db, "another-host", 0.50, 0.50);
-	run_cli(&r, "run -f harness/fidelity,mm/guard/vmas -r 3 --auto-samples --db %s -q -J --no-store",
-		db);
+	*fidelity = *prot_none = -1;
+	run_cli(&r, "run -f harness/fidelity,mm/guard/vmas -r 3 --auto-samples %s --db %s -q -J --no-store",
+		extra, db);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
@@ -200,22 +194,89 @@ Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300
 		int n = cJSON_GetArraySize(cJSON_GetObjectItem(res, "samples"));
 		const char *planned = fact(res, "samples_planned");
 
-		if (!strcmp(b, "harness/fidelity") || !strcmp(m, "prot_none"))
-			planned_seen++;
 		if (!strcmp(b, "harness/fidelity")) {
-			cr_expect_eq(n, 6, "%s: %d samples", b, n);
-			cr_expect_str_eq(planned, "6 (robust spread 1.00% stored)");
+			*fidelity = n;
+			snprintf(want, sizeof(want), "%d (robust spread 1.00%% stored)", n);
+			cr_expect_str_eq(planned, want);
 		} else if (!strcmp(m, "prot_none")) {
-			cr_expect_eq(n, 12, "%s %s: %d samples", b, m, n);
-			cr_expect_str_eq(planned, "12 (robust spread 10.00% stored)");
+			*prot_none = n;
+			snprintf(want, sizeof(want), "%d (robust spread 10.00%% stored)", n);
+			cr_expect_str_eq(planned, want);
 		} else {
 			cr_expect_eq(n, 3, "%s %s: nothing stored, %d samples", b, m, n);
 			cr_expect_null(planned, "%s", planned);
 		}
 	}
-	/* (vmas madv_guard is skipped where the kernel lacks guard pages.) */
-	cr_expect_eq(planned_seen, 2, "%.400s", r.out);
 	cJSON_Delete(doc);
+}
+
+/*
+ * -r 3 --auto-samples, both targets 2%, at z 2.5758: against the default
+ * baseline of 5 pooled runs a stored spread of 1% needs
+ * ceil(1.2 (2.5758 x 1.2533 x 1% / 2%)^2) = 4 samples, and one run
+ * against one (--baseline 1) ceil(2 (...)^2) = 6; 10% would need 313,
+ * capped at 4 x 3; a case with nothing stored keeps 3. Another host's
+ * spreads count for nothing.
+ */
+Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300)
+{
+	char dir[256], db[300];
+	struct utsname u;
+	int fidelity, prot_none;
+
+	cr_assert_eq(uname(&u), 0);
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/plan.db", dir);
+	store_spreads(db, u.nodename, 0.01, 0.10);
+	store_spreads(db, "another-host", 0.50, 0.50);
+	planned_counts(db, "", &fidelity, &prot_none);
+	cr_expect_eq(fidelity, 4, "harness/fidelity against 5 runs: %d samples", fidelity);
+	cr_expect_eq(prot_none, 12, "vmas prot_none: %d samples", prot_none);
+	planned_counts(db, "--baseline 1", &fidelity, &prot_none);
+	cr_expect_eq(fidelity, 6, "harness/fidelity one run against one: %d samples", fidelity);
+	cr_expect_eq(prot_none, 12, "vmas prot_none: %d samples", prot_none);
 	unlink_store(db);
 	rmdir(dir);
+}
+
+/*
+ * Harness fidelity for each family's own timing path: every timed result
+ * says what share of its figure the meter's begin/end pairs make (empty
+ * spans' time over the measured time), and that share stays under 1% for
+ * every timed family that runs here. A figure not timed by the meter
+ * (vmas counts VMAs) claims none.
+ */
+Test(harness, every_timed_family_carries_under_one_percent_of_timing_overhead, .timeout = 600)
+{
+	static struct cli_result r;
+	cJSON *doc, *res;
+	int timed = 0, install = 0;
+
+	run_cli(&r, "run -f 'mm/guard/install,mm/guard/remove,mm/guard/fault,mm/guard/munmap,"
+		    "mm/guard/fork,mm/guard/vmas,bpf/*,net/napi/set' -r 3 -q -J --no-store");
+	cr_assert(r.status == 0 || r.status == 3, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results")) {
+		const char *b = cJSON_GetObjectItem(res, "benchmark")->valuestring;
+		const char *overhead = fact(res, "timing_overhead");
+		double share, empty;
+
+		if (!strcmp(b, "mm/guard/vmas")) {
+			cr_expect_null(overhead, "%s is a count, not a time: %s", b, overhead);
+			continue;
+		}
+		if (!overhead)
+			continue;	/* skipped here, or not timed by the meter */
+		timed++;
+		install += !strcmp(b, "mm/guard/install");
+		cr_assert_eq(sscanf(overhead, "%lf%% (an empty span reads %lf ns", &share, &empty), 2,
+			     "%s: %s", b, overhead);
+		cr_expect(empty > 0.0, "%s: %s", b, overhead);
+		cr_expect(share >= 0.0 && share < 1.0, "%s: timing overhead %s", b, overhead);
+	}
+	/* prot_none runs on every kernel; madv_guard where the kernel has guard pages. */
+	cr_expect_geq(install, 1, "%.400s", r.out);
+	cr_expect_geq(timed, 4, "%.400s", r.out);
+	cJSON_Delete(doc);
 }
