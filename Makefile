@@ -12,9 +12,13 @@ APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev 
 APT_VM_PACKAGES := qemu-system-x86 busybox
 # `make test` adds: the test framework, a browser for the dashboard tests,
 # libFuzzer's runtime, perf (the kernel's own counts some tests check kbench
-# against) and what kbench kernel build needs to build a kernel.
+# against; perf bench output to import), what kbench kernel build needs to
+# build a kernel, and the real readers of the export formats: Google
+# Benchmark (a program to import, compare.py with scipy) and Python's
+# OpenMetrics parser.
 APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev linux-perf \
-	flex bison bc libelf-dev dwarves
+	flex bison bc libelf-dev dwarves libbenchmark-dev libbenchmark-tools python3-scipy \
+	python3-prometheus-client
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz

@@ -92,6 +92,21 @@ bool kb_comparison_regressed(const struct kb_comparison *c);
 
 const char *kb_verdict_name(enum kb_verdict v);
 
+/*
+ * What else an unknown verdict needs ("about 40 more samples per side would
+ * decide it"), or why a result is not to be trusted ("noisy: ..."); empty
+ * for a decided one.
+ */
+void kb_metric_cmp_reason(char *buf, size_t size, const struct kb_metric_cmp *m);
+
+/*
+ * JUnit XML for CI systems: one test case per metric; slower is a
+ * failure, unknown a skip with its reason, a metric on one side only a
+ * skip too.
+ */
+void kb_comparison_print_junit(FILE *out, const struct kb_comparison *c, const char *name_a,
+			       const char *name_b);
+
 /* name_a / name_b describe the sides ("label base, 2 runs"). */
 void kb_comparison_print(FILE *out, const struct kb_comparison *c, enum kb_format f,
 			 const char *name_a, const char *name_b);

@@ -1,4 +1,4 @@
-/* Printing a comparison: an 80-column text table, markdown, or JSON. */
+/* Printing a comparison: an 80-column text table, markdown, or JSON (JUnit: compare_junit.c). */
 #include "compare.h"
 #include "../lib/escape.h"
 
@@ -58,7 +58,7 @@ static void fmt_noisy(char *buf, size_t size, const struct kb_metric_cmp *m)
 	snprintf(buf, size, "noisy: other processes used %.0f%% of a CPU", m->noisy_pct);
 }
 
-static void fmt_more(char *buf, size_t size, const struct kb_metric_cmp *m)
+void kb_metric_cmp_reason(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
 	if (m->noisy_pct > 0.0)
 		fmt_noisy(buf, size, m);
@@ -169,7 +169,7 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 		char more[96], src[64];
 
 		format_cells(m, &f);
-		fmt_more(more, sizeof(more), m);
+		kb_metric_cmp_reason(more, sizeof(more), m);
 		if (i == 0)
 			fprintf(out, "\n%12s %12s %8s %18s %7s  %s\n", "A median", "B median",
 				"change", "95% CI", "p", "verdict");
@@ -329,6 +329,8 @@ void kb_comparison_print(FILE *out, const struct kb_comparison *c, enum kb_forma
 {
 	if (f == KB_FORMAT_JSON)
 		print_json(out, c, name_a, name_b);
+	else if (f == KB_FORMAT_JUNIT)
+		kb_comparison_print_junit(out, c, name_a, name_b);
 	else if (f == KB_FORMAT_MARKDOWN)
 		print_markdown(out, c, name_a, name_b);
 	else

@@ -30,17 +30,19 @@ int kb_option_alpha(const char *cmd, const char *arg, double *alpha)
 	return 0;
 }
 
-int kb_option_format(const char *cmd, const char *arg, bool markdown_ok, enum kb_format *f)
+int kb_option_format(const char *cmd, const char *arg, bool comparison, enum kb_format *f)
 {
 	if (!strcmp(arg, "text"))
 		*f = KB_FORMAT_TEXT;
-	else if (markdown_ok && !strcmp(arg, "markdown"))
+	else if (comparison && !strcmp(arg, "markdown"))
 		*f = KB_FORMAT_MARKDOWN;
+	else if (comparison && !strcmp(arg, "junit"))
+		*f = KB_FORMAT_JUNIT;
 	else if (!strcmp(arg, "json"))
 		*f = KB_FORMAT_JSON;
 	else {
 		kb_err("%s: bad --format '%s': text%s or json", cmd, arg,
-		       markdown_ok ? ", markdown" : "");
+		       comparison ? ", markdown, junit" : "");
 		return KB_EXIT_USAGE;
 	}
 	return 0;

@@ -61,7 +61,7 @@ static const struct kb_option ab_options[] = {
 	KB_OPT_THRESHOLD(struct ab_cli, compare.opts.threshold),
 	KB_OPT_ALPHA(struct ab_cli, compare.opts.alpha),
 	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct ab_cli, compare.format), "F",
-	       "the verdict table's format: text|markdown|json (default text)"),
+	       "the verdict table's format: text|markdown|junit|json (default text)"),
 	  .fn = kb_opt_format, .key = 1 },
 	KB_VM_OPTIONS(struct ab_cli, side[0]),
 	{ 0 },

@@ -20,7 +20,7 @@ struct compare_cli {
 static const struct kb_option compare_options[] = {
 	KB_OPT_THRESHOLD(struct compare_cli, o.threshold),
 	KB_OPT_ALPHA(struct compare_cli, o.alpha),
-	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct compare_cli, format), "text|markdown|json",
+	{ KB_O("format", 0, KB_OPT_CALL, offsetof(struct compare_cli, format), "text|markdown|junit|json",
 	  "the verdict table's format (default text)"), .fn = kb_opt_format, .key = 1 },
 	{ KB_O("seed", 0, KB_OPT_LONG, offsetof(struct compare_cli, seed), "N",
 	  "seed of the bootstrap (default 1)"), .min = 0, .max = 1L << 31 },

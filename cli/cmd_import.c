@@ -1,6 +1,7 @@
 /*
- * kbench import hyperfine|fio|iperf3 FILE: another tool's JSON into the
- * store; kbench import kbench FILE...: exported runs back into a store.
+ * kbench import hyperfine|fio|iperf3|gbench|perf-bench FILE: another
+ * tool's output into the store; kbench import kbench FILE...: exported
+ * runs back into a store.
  */
 #include "cmd_import.h"
 #include "../workloads/import.h"
@@ -18,13 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
+/* Each tool's reader: of its JSON, or of its text output. */
+struct importer {
 	const char *tool;
-	int (*fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
-} importers[] = {
-	{ "hyperfine", kb_import_hyperfine },
-	{ "fio", kb_import_fio },
-	{ "iperf3", kb_import_iperf3 },
+	int (*json)(const cJSON *, const char *, struct kb_run *, char *, size_t);
+	int (*text)(const char *, const char *, struct kb_run *, char *, size_t);
+};
+
+static const struct importer importers[] = {
+	{ "hyperfine", .json = kb_import_hyperfine },
+	{ "fio", .json = kb_import_fio },
+	{ "iperf3", .json = kb_import_iperf3 },
+	{ "gbench", .json = kb_import_gbench },
+	{ "perf-bench", .text = kb_import_perf_bench },
 };
 
 /* "results/guard.json" -> "guard" */
@@ -40,16 +47,38 @@ static void stem(const char *path, char *out, size_t size)
 	kb_import_param_value(b, out, size);
 }
 
-typedef int (*importer_fn)(const cJSON *, const char *, struct kb_run *, char *, size_t);
-
 /* The importer of tool; NULL with the one-line error printed for an unknown tool. */
-static importer_fn importer(const char *tool)
+static const struct importer *importer(const char *tool)
 {
 	for (size_t i = 0; i < KB_ARRAY_SIZE(importers); i++)
 		if (!strcmp(tool, importers[i].tool))
-			return importers[i].fn;
-	kb_err("import: unknown tool '%s': hyperfine, fio, iperf3 or kbench", tool);
+			return &importers[i];
+	kb_err("import: unknown tool '%s': hyperfine, fio, iperf3, gbench, perf-bench or kbench",
+	       tool);
 	return NULL;
+}
+
+/* Reads text (len bytes) with im into run. 0, or -1 with why filled. */
+static int read_output(const struct importer *im, const char *text, size_t len, const char *prefix,
+		       struct kb_run *run, char *why, size_t size)
+{
+	cJSON *doc;
+	int rc;
+
+	if (im->text) {
+		if (strlen(text) != len) {
+			snprintf(why, size, "a NUL byte in text output: not %s output", im->tool);
+			return -1;
+		}
+		return im->text(text, prefix, run, why, size);
+	}
+	if (!(doc = cJSON_ParseWithLength(text, len))) {
+		snprintf(why, size, "not JSON (malformed or truncated)");
+		return -1;
+	}
+	rc = im->json(doc, prefix, run, why, size);
+	cJSON_Delete(doc);
+	return rc;
 }
 
 /*
@@ -59,24 +88,17 @@ static importer_fn importer(const char *tool)
 int kb_import_file(const char *tool, const char *path, const char *name, const char *label,
 		   struct kb_run *run)
 {
-	importer_fn fn;
+	const struct importer *im;
 	char why[256], prefix[160], nm[96];
 	size_t len;
 	char *text;
-	cJSON *doc;
 	int rc;
 
-	if (!(fn = importer(tool)))
+	if (!(im = importer(tool)))
 		return KB_EXIT_USAGE;
 	text = kb_read_input(path, KB_INPUT_MAX, &len, why, sizeof(why));
 	if (!text) {
 		kb_err("import: %s: %s", path, why);
-		return KB_EXIT_USAGE;
-	}
-	doc = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!doc) {
-		kb_err("import: %s: not JSON (malformed or truncated)", path);
 		return KB_EXIT_USAGE;
 	}
 	if (name)
@@ -86,8 +108,8 @@ int kb_import_file(const char *tool, const char *path, const char *name, const c
 	snprintf(prefix, sizeof(prefix), "%s/%s", tool, nm);
 	kb_run_init(run);
 	kb_run_fill_header(run, label);
-	rc = fn(doc, prefix, run, why, sizeof(why));
-	cJSON_Delete(doc);
+	rc = read_output(im, text, len, prefix, run, why, sizeof(why));
+	free(text);
 	if (rc) {
 		kb_err("import: %s: %s", path, why);
 		kb_run_free(run);
@@ -154,11 +176,13 @@ static const struct kb_option import_options[] = {
 
 const struct kb_cmd kb_cmd_import = {
 	.name = "import",
-	.synopsis = "hyperfine|fio|iperf3 FILE [OPTIONS]\n"
+	.synopsis = "hyperfine|fio|iperf3|gbench|perf-bench FILE [OPTIONS]\n"
 		    "       kbench import kbench FILE... [--db PATH] [--no-store]",
-	.about = "  Reads hyperfine --export-json, fio --output-format=json or iperf3 -J\n"
-		 "  output into a run (benchmarks TOOL/NAME, NAME defaulting to the file's\n"
-		 "  name), keeping every raw sample, and stores it. A malformed or truncated\n"
+	.about = "  Reads hyperfine --export-json, fio --output-format=json, iperf3 -J,\n"
+		 "  Google Benchmark --benchmark_format=json (repetitions are samples) or\n"
+		 "  perf bench output (each invocation in the file a sample) into a run\n"
+		 "  (benchmarks TOOL/NAME, NAME defaulting to the file's name), keeping\n"
+		 "  every raw sample, and stores it. A malformed or truncated\n"
 		 "  file is rejected with one line and exit 2; nothing is stored.\n"
 		 "  kbench: stores runs exported by kbench (kbench-run/1: export, run -o, a\n"
 		 "  run saved aside when the store was busy) under their own ids: a run stored\n"

@@ -1,4 +1,5 @@
 /* kbench runs / export / show: read stored runs (and exported files). */
+#include "../results/formats.h"
 #include "../results/json.h"
 #include "../results/select.h"
 #include "../results/store.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 struct read_cli {
-	const char *db, *output, *like;
+	const char *db, *output, *like, *format;
 	bool json;
 };
 
@@ -46,6 +47,8 @@ static const struct kb_option export_options[] = {
 	READ_OPT_DB,
 	READ_OPT_OUTPUT("write to FILE (replaced whole) instead of stdout"),
 	READ_OPT_LIKE,
+	{ KB_O("format", 0, KB_OPT_STRING, offsetof(struct read_cli, format), "F",
+	       "json (default), csv, csv-summary, openmetrics or gbench") },
 	{ 0 },
 };
 
@@ -53,7 +56,10 @@ const struct kb_cmd kb_cmd_export = {
 	.name = "export",
 	.synopsis = "RUN [OPTIONS]",
 	.about = "  Writes a stored run (id or newest with that label) as\n"
-		 "  kbench-run/1 JSON, every raw sample included.\n",
+		 "  kbench-run/1 JSON, every raw sample included, or in a format other\n"
+		 "  tools read: csv (one row per sample), csv-summary (one per result),\n"
+		 "  openmetrics (Prometheus' textfile collector), gbench (Google\n"
+		 "  Benchmark JSON: its compare.py compares two exports).\n",
 	.options = export_options,
 };
 
@@ -213,8 +219,29 @@ out:
 	return rc;
 }
 
+/* The run in fmt, built in memory, then to stdout or -o FILE whole. */
+static int export_as(const struct kb_run_format *fmt, const struct kb_run *run, const char *output)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err = f ? fmt->write(run, f) : -ENOMEM, rc;
+
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		kb_err("export: --format %s: %s", fmt->name, strerror(-err));
+		free(text);
+		return KB_EXIT_ENV;
+	}
+	rc = put_output("export", output, text, len);
+	free(text);
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
+	const struct kb_run_format *fmt = NULL;
 	struct read_cli cli = { 0 };
 	struct kb_run *run;
 	const char *arg;
@@ -224,11 +251,17 @@ int cmd_export(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
+	if (cli.format && strcmp(cli.format, "json") && !(fmt = kb_run_format_find(cli.format))) {
+		kb_err("export: bad --format '%s': json, %s", cli.format, kb_run_format_names());
+		return KB_EXIT_USAGE;
+	}
 	rc = kb_select_runs_like("export", cli.db, arg, false, cli.like, &run, &n, desc,
 				 sizeof(desc));
 	if (rc)
 		return rc;
-	if (kb_run_write_json(run, cli.output ? cli.output : "-", err, sizeof(err))) {
+	if (fmt)
+		rc = export_as(fmt, run, cli.output);
+	else if (kb_run_write_json(run, cli.output ? cli.output : "-", err, sizeof(err))) {
 		kb_err("export: %s", err);
 		rc = KB_EXIT_USAGE;
 	}

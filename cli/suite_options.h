@@ -55,7 +55,7 @@ int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, vo
 /* --NAME 5%: a fraction into the double; --alpha: 0 < alpha < 1. */
 int kb_opt_percent(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_alpha(const char *who, const struct kb_option *o, const char *arg, void *v);
-/* --format text|markdown|json (key 1: markdown allowed) into an enum kb_format. */
+/* --format text|json (key 1, a comparison: markdown and junit too) into an enum kb_format. */
 int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, void *v);
 
 /* More earlier runs than this in one pool is a typo, not a baseline. */

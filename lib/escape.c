@@ -2,8 +2,9 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-enum style { TEXT, MARKDOWN, GNUPLOT };
+enum style { TEXT, MARKDOWN, GNUPLOT, CSV, XML, OPENMETRICS };
 
 /* The text rule (kb_escape_char), with what each other format must escape on top. */
 static void put(FILE *f, const char *s, enum style style)
@@ -18,8 +19,21 @@ static void put(FILE *f, const char *s, enum style style)
 			fputs("&lt;", f);
 		else if (style == GNUPLOT && *s == '\'')	/* close, a quote, reopen */
 			fputs("' . \"'\" . '", f);
+		else if (style == CSV && *s == '"')
+			fputs("\"\"", f);
+		else if (style == XML && (*s == '&' || *s == '<' || *s == '>' || *s == '"' || *s == '\''))
+			fputs(*s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
+			      : *s == '"' ? "&quot;" : "&apos;", f);
+		else if (style == OPENMETRICS && *s == '"')
+			fputs("\\\"", f);
 		else {
-			fwrite(piece, 1, kb_escape_char(s, piece, &used), f);
+			size_t n = kb_escape_char(s, piece, &used);
+
+			/* OpenMetrics knows \\, \" and \n only: other escapes are kept as their text. */
+			if (style == OPENMETRICS && piece[0] == '\\' && n > 1 && piece[1] != 'n' &&
+			    piece[1] != '\\')
+				fputc('\\', f);
+			fwrite(piece, 1, n, f);
 			s += used;
 			continue;
 		}
@@ -47,6 +61,26 @@ void kb_put_gnuplot(FILE *f, const char *s)
 	fputc('\'', f);
 	put(f, s, GNUPLOT);
 	fputc('\'', f);
+}
+
+void kb_put_csv(FILE *f, const char *s)
+{
+	fputc('"', f);
+	/* A spreadsheet takes a cell opening with one of these for a formula. */
+	if (strchr("=+-@", *s) && *s)
+		fputc('\'', f);
+	put(f, s, CSV);
+	fputc('"', f);
+}
+
+void kb_put_xml(FILE *f, const char *s)
+{
+	put(f, s, XML);
+}
+
+void kb_put_openmetrics(FILE *f, const char *s)
+{
+	put(f, s, OPENMETRICS);
 }
 
 char *kb_text_dup(const char *s)

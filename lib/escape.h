@@ -27,6 +27,24 @@ void kb_put_markdown(FILE *f, const char *s);
  */
 void kb_put_gnuplot(FILE *f, const char *s);
 
+/*
+ * One CSV field (RFC 4180): always double-quoted, a " in it doubled, the
+ * rest as kb_put_text (so a record stays one line); a field opening with
+ * = + - or @ gets a ' before it, so that no spreadsheet runs it as a
+ * formula.
+ */
+void kb_put_csv(FILE *f, const char *s);
+
+/* XML text or attribute value: & < > " ' as entities, the rest as kb_put_text. */
+void kb_put_xml(FILE *f, const char *s);
+
+/*
+ * An OpenMetrics label value (without its quotes): \\, \" and \n as the
+ * format escapes them; kb_put_text's other escapes (\t, \xNN) kept as
+ * their text, with the backslash escaped.
+ */
+void kb_put_openmetrics(FILE *f, const char *s);
+
 /* kb_put_text into a new string (NULL when out of memory); caller frees. */
 char *kb_text_dup(const char *s);
 

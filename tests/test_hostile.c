@@ -4,7 +4,8 @@
  * bytes that are not UTF-8) is stored as benchmarks, params, label, host,
  * kernel and skip reasons, and imported as hyperfine commands and names;
  * then every output reads it: report (gnuplot scripts, SVG, HTML),
- * compare (text, markdown, JSON), show, runs, history and export. Nothing
+ * compare (text, markdown, JSON, JUnit), show, runs, history and export
+ * (JSON, CSV, OpenMetrics, Google Benchmark). Nothing
  * may run, every table row stays one row, HTML and SVG stay escaped and
  * JSON gives back the exact bytes. The CLI runs in a fresh directory of
  * the test's own, where anything a name managed to run would leave a file.
@@ -447,6 +448,12 @@ Test(hostile, stored_names_reach_every_output_inert, .init = setup, .fini = tear
 	same_lines("history %.0s%.0s--db %s", db, ids, plain, plain_ids);
 	same_lines("compare %s %s --format text --db %s", db, ids, plain, plain_ids);
 	same_lines("compare %s %s --format markdown --db %s", db, ids, plain, plain_ids);
+	/* The formats other tools read: a record stays a line, a name one field. */
+	same_lines("compare %s %s --format junit --db %s", db, ids, plain, plain_ids);
+	same_lines("export %.0s%s --format csv --db %s", db, ids, plain, plain_ids);
+	same_lines("export %.0s%s --format csv-summary --db %s", db, ids, plain, plain_ids);
+	same_lines("export %.0s%s --format openmetrics --db %s", db, ids, plain, plain_ids);
+	same_lines("export %.0s%s --format gbench --db %s", db, ids, plain, plain_ids);
 
 	run_in(&o, "compare %s %s --format markdown --db %s", ids[0], ids[1], db);
 	/* The header, its rule, and a row per metric, each with its 10 cells. */

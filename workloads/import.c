@@ -15,7 +15,7 @@ void kb_import_param_value(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
-static const cJSON *get(const cJSON *o, const char *key, int type_check)
+const cJSON *kb_import_get(const cJSON *o, const char *key, int type_check)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
@@ -32,10 +32,23 @@ static const cJSON *get(const cJSON *o, const char *key, int type_check)
 	return v;
 }
 
+struct kb_result *kb_import_result(struct kb_run *run, const char *benchmark, const char *params,
+				   const char *metric, const char *unit, enum kb_direction dir)
+{
+	for (size_t i = 0; i < run->nresults; i++) {
+		struct kb_result *r = &run->results[i];
+
+		if (!strcmp(r->benchmark, benchmark) && !strcmp(r->params, params) &&
+		    !strcmp(r->metric, metric))
+			return r;
+	}
+	return kb_run_add_result(run, benchmark, params, metric, unit, dir);
+}
+
 int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run, char *why,
 			size_t size)
 {
-	const cJSON *results = get(doc, "results", cJSON_Array), *it;
+	const cJSON *results = kb_import_get(doc, "results", cJSON_Array), *it;
 	char bench[128], params[160], name[128];
 	int n = 0;
 
@@ -45,7 +58,8 @@ int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run
 	}
 	snprintf(bench, sizeof(bench), "%s", prefix);
 	cJSON_ArrayForEach(it, results) {
-		const cJSON *cmd = get(it, "command", cJSON_String), *times = get(it, "times", cJSON_Array);
+		const cJSON *cmd = kb_import_get(it, "command", cJSON_String);
+		const cJSON *times = kb_import_get(it, "times", cJSON_Array);
 		const cJSON *t;
 		struct kb_result *r;
 
@@ -68,11 +82,11 @@ int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run
 			if (kb_result_add_sample_checked(r, t->valuedouble, false, why, size))
 				return -1;
 		}
-		if (get(it, "user", cJSON_Number))
-			kb_result_add_factf(r, "user_s", "%.6f", get(it, "user", cJSON_Number)->valuedouble);
-		if (get(it, "system", cJSON_Number))
+		if (kb_import_get(it, "user", cJSON_Number))
+			kb_result_add_factf(r, "user_s", "%.6f", kb_import_get(it, "user", cJSON_Number)->valuedouble);
+		if (kb_import_get(it, "system", cJSON_Number))
 			kb_result_add_factf(r, "system_s", "%.6f",
-					    get(it, "system", cJSON_Number)->valuedouble);
+					    kb_import_get(it, "system", cJSON_Number)->valuedouble);
 		kb_result_add_fact(r, "command", cmd->valuestring);
 		kb_result_add_fact(r, "tool", "hyperfine");
 		n++;
@@ -88,29 +102,29 @@ int kb_import_hyperfine(const cJSON *doc, const char *prefix, struct kb_run *run
 static int fio_dir(const cJSON *job, const char *dir, const char *bench, const char *jobname,
 		   struct kb_run *run, char *why, size_t size)
 {
-	const cJSON *d = get(job, dir, cJSON_Object), *clat, *pct, *p;
+	const cJSON *d = kb_import_get(job, dir, cJSON_Object), *clat, *pct, *p;
 	char params[160], metric[32];
 	struct kb_result *r;
 
-	if (!d || !get(d, "io_bytes", cJSON_Number) || get(d, "io_bytes", cJSON_Number)->valuedouble <= 0)
+	if (!d || !kb_import_get(d, "io_bytes", cJSON_Number) || kb_import_get(d, "io_bytes", cJSON_Number)->valuedouble <= 0)
 		return 0;	/* this job did not do that direction */
 	snprintf(params, sizeof(params), "method=%s", jobname);
 	snprintf(metric, sizeof(metric), "%s_bw", dir);
 	r = kb_run_add_result(run, bench, params, metric, "KiB/s", KB_HIGHER_IS_BETTER);
-	if (!r || !get(d, "bw", cJSON_Number)) {
+	if (!r || !kb_import_get(d, "bw", cJSON_Number)) {
 		char text[96];
 
 		snprintf(why, size, "fio job %s: malformed %s section (no bw)",
 			 kb_sanitize_line(jobname, text, sizeof(text)), dir);
 		return -1;
 	}
-	if (kb_result_add_sample_checked(r, get(d, "bw", cJSON_Number)->valuedouble, false, why,
+	if (kb_result_add_sample_checked(r, kb_import_get(d, "bw", cJSON_Number)->valuedouble, false, why,
 					 size))
 		return -1;
-	if (get(d, "iops", cJSON_Number))
-		kb_result_add_factf(r, "iops", "%.1f", get(d, "iops", cJSON_Number)->valuedouble);
-	clat = get(d, "clat_ns", cJSON_Object);
-	pct = clat ? get(clat, "percentile", cJSON_Object) : NULL;
+	if (kb_import_get(d, "iops", cJSON_Number))
+		kb_result_add_factf(r, "iops", "%.1f", kb_import_get(d, "iops", cJSON_Number)->valuedouble);
+	clat = kb_import_get(d, "clat_ns", cJSON_Object);
+	pct = clat ? kb_import_get(clat, "percentile", cJSON_Object) : NULL;
 	if (!pct)
 		return 0;
 	/* The percentiles are fio's raw latency samples: one result, each percentile a sample. */
@@ -132,16 +146,16 @@ static int fio_dir(const cJSON *job, const char *dir, const char *bench, const c
 
 int kb_import_fio(const cJSON *doc, const char *prefix, struct kb_run *run, char *why, size_t size)
 {
-	const cJSON *jobs = get(doc, "jobs", cJSON_Array), *job;
+	const cJSON *jobs = kb_import_get(doc, "jobs", cJSON_Array), *job;
 	char name[96];
 	size_t before = run->nresults;
 
-	if (!jobs || !get(doc, "fio version", cJSON_String)) {
+	if (!jobs || !kb_import_get(doc, "fio version", cJSON_String)) {
 		snprintf(why, size, "not fio --output-format=json output (no \"fio version\" and jobs)");
 		return -1;
 	}
 	cJSON_ArrayForEach(job, jobs) {
-		const cJSON *jn = get(job, "jobname", cJSON_String);
+		const cJSON *jn = kb_import_get(job, "jobname", cJSON_String);
 
 		if (!jn) {
 			snprintf(why, size, "a fio job has no jobname");
@@ -162,9 +176,9 @@ int kb_import_fio(const cJSON *doc, const char *prefix, struct kb_run *run, char
 int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, char *why,
 		     size_t size)
 {
-	const cJSON *iv = get(doc, "intervals", cJSON_Array), *i, *end = get(doc, "end", cJSON_Object);
-	const cJSON *start = get(doc, "start", cJSON_Object), *err = get(doc, "error", cJSON_String);
-	const cJSON *proto = start ? get(get(start, "test_start", cJSON_Object), "protocol", cJSON_String) : NULL;
+	const cJSON *iv = kb_import_get(doc, "intervals", cJSON_Array), *i, *end = kb_import_get(doc, "end", cJSON_Object);
+	const cJSON *start = kb_import_get(doc, "start", cJSON_Object), *err = kb_import_get(doc, "error", cJSON_String);
+	const cJSON *proto = start ? kb_import_get(kb_import_get(start, "test_start", cJSON_Object), "protocol", cJSON_String) : NULL;
 	char params[64], method[48];
 	struct kb_result *r;
 
@@ -188,7 +202,7 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 	}
 	/* Every interval is a sample. */
 	cJSON_ArrayForEach(i, iv) {
-		const cJSON *sum = get(i, "sum", cJSON_Object), *bps = sum ? get(sum, "bits_per_second", cJSON_Number) : NULL;
+		const cJSON *sum = kb_import_get(i, "sum", cJSON_Object), *bps = sum ? kb_import_get(sum, "bits_per_second", cJSON_Number) : NULL;
 
 		if (!bps) {
 			snprintf(why, size, "an iperf3 interval has no sum.bits_per_second");
@@ -197,9 +211,9 @@ int kb_import_iperf3(const cJSON *doc, const char *prefix, struct kb_run *run, c
 		if (kb_result_add_sample_checked(r, bps->valuedouble / 1e9, false, why, size))
 			return -1;
 	}
-	if (get(get(end, "sum_sent", cJSON_Object), "retransmits", cJSON_Number))
+	if (kb_import_get(kb_import_get(end, "sum_sent", cJSON_Object), "retransmits", cJSON_Number))
 		kb_result_add_factf(r, "retransmits", "%.0f",
-				    get(get(end, "sum_sent", cJSON_Object), "retransmits", cJSON_Number)->valuedouble);
+				    kb_import_get(kb_import_get(end, "sum_sent", cJSON_Object), "retransmits", cJSON_Number)->valuedouble);
 	kb_result_add_fact(r, "tool", "iperf3");
 	return 0;
 }
