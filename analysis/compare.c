@@ -347,7 +347,8 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		m->a = pool(a, na, m->ref, &m->na, &m->ga, &m->nga);
 		m->b = pool(b, nb, m->ref, &m->nb, &m->gb, &m->ngb);
 		out->nmetrics++;
-		set_threshold(m, opts, a[0].host, skip, na + nb);
+		set_threshold(m, opts, opts->history_group ? opts->history_group : a[0].host, skip,
+			      na + nb);
 		out->with_noise += !isnan(m->noise);
 		compare_metric(m, opts);
 		check_noisy(m, a, na, b, nb);

@@ -28,6 +28,7 @@ struct kb_compare_opts {
 	 */
 	const struct kb_series *history;
 	size_t nhistory;
+	const char *history_group;	/* its series' host or class (NULL: A's host) */
 	/*
 	 * No noise prior (analysis/noise_prior.h): a metric without a run-to-run
 	 * noise estimate is decided on its samples alone (an A/B of settings in
@@ -43,7 +44,7 @@ struct kb_compare_opts {
 	double (*target)(const char *benchmark);
 };
 
-#define KB_COMPARE_DEFAULTS { 0.05, 0.01, 2000, 1, NULL, 0, false, NULL }
+#define KB_COMPARE_DEFAULTS { .threshold = 0.05, .alpha = 0.01, .resamples = 2000, .seed = 1 }
 /* Fewer samples than this on either side cannot be decided. */
 #define KB_COMPARE_MIN_SAMPLES 3
 

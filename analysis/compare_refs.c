@@ -1,5 +1,6 @@
 #include "compare_refs.h"
 #include "series.h"
+#include "../kernel/machine.h"
 #include "../lib/util.h"
 #include "../results/select.h"
 #include "../results/store.h"
@@ -9,20 +10,24 @@
 #include <unistd.h>
 
 /*
- * The stored series of host, for the run-to-run noise. A missing default
- * database is no history (two exported files compared anywhere); a named
- * one that cannot be read is an error.
+ * The stored series of A's host (or with --class its machine class), for
+ * the run-to-run noise. A missing default database is no history (two
+ * exported files compared anywhere); a named one that cannot be read is
+ * an error. *group gets the host or class.
  */
-static int load_history(const char *db, const char *host, struct kb_series **series, size_t *n)
+static int load_history(const char *db, const struct kb_run *a, struct kb_series **series,
+			size_t *n, const char **group)
 {
+	enum kb_scope by = kb_machine_by_class() ? KB_BY_CLASS : KB_BY_HOST;
 	const char *path = db ? db : kb_store_default_path();
 	struct kb_store *s;
 	char err[512];
 
-	if (!db && access(path, F_OK) != 0)
-		return 0;
+	*group = by == KB_BY_CLASS ? kb_run_class(a) : a->host;
+	if ((!db && access(path, F_OK) != 0) || !*group)
+		return 0;	/* (a run of no class has no class history) */
 	s = kb_store_open(path, false, err, sizeof(err));
-	if (!s || kb_series_load(s, NULL, host, series, n, err, sizeof(err))) {
+	if (!s || kb_series_load(s, NULL, by, *group, series, n, err, sizeof(err))) {
 		kb_err("compare: %s", err);
 		kb_store_close(s);
 		return KB_EXIT_USAGE;
@@ -62,7 +67,7 @@ int kb_compare_refs(const struct kb_compare_request *req, FILE *out)
 	if (!rc)
 		rc = same_runs(ra, na, rb, nb);
 	if (!rc && req->history)
-		rc = load_history(req->db, ra[0].host, &series, &nseries);
+		rc = load_history(req->db, &ra[0], &series, &nseries, &o.history_group);
 	o.history = series;
 	o.nhistory = nseries;
 	if (!rc && kb_compare(ra, na, rb, nb, &o, &cmp)) {

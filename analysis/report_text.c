@@ -362,6 +362,10 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 	fprintf(out, "%d x ", cJSON_IsNumber(cpus) ? cpus->valueint : 0);
 	kb_put_text(out, env_string(run, "cpu_model"));
 	fprintf(out, "%s\n", cJSON_IsTrue(virt) ? " (virtualized)" : "");
+	/* Where the run recorded them (kernel/machine.h): the host's node name and class. */
+	if (kb_run_class(run))
+		put_escaped_fields(out, "node ", env_string(run, "node"), "  class ", kb_run_class(run),
+				   "\n", (const char *)NULL);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		struct table t;

@@ -15,7 +15,7 @@ struct loader {
 
 static bool same_series(const struct kb_series *s, const struct kb_result_row *r)
 {
-	return !strcmp(s->host, r->host) && !strcmp(s->benchmark, r->benchmark) &&
+	return !strcmp(s->host, r->group) && !strcmp(s->benchmark, r->benchmark) &&
 	       !strcmp(s->params, r->params) && !strcmp(s->metric, r->metric);
 }
 
@@ -37,7 +37,7 @@ static struct kb_series *series_for(struct loader *l, const struct kb_result_row
 	}
 	s = &l->series[l->n];
 	memset(s, 0, sizeof(*s));
-	snprintf(s->host, sizeof(s->host), "%s", r->host);
+	snprintf(s->host, sizeof(s->host), "%s", r->group);
 	s->benchmark = strdup(r->benchmark);
 	s->params = strdup(r->params);
 	s->metric = strdup(r->metric);
@@ -56,8 +56,8 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	struct kb_point *p, *bigger;
 	struct kb_summary sum;
 
-	if (!kb_filter_match(l->filter, r->benchmark) ||
-	    (l->host && strcmp(l->host, r->host)) || !r->nsamples)
+	if (!kb_filter_match(l->filter, r->benchmark) || !r->group ||
+	    (l->host && strcmp(l->host, r->group)) || !r->nsamples)
 		return 0;
 	s = series_for(l, r);
 	bigger = s ? realloc(s->points, (s->n + 1) * sizeof(*bigger)) : NULL;
@@ -80,11 +80,11 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	return 0;
 }
 
-int kb_series_load(struct kb_store *s, const char *filter, const char *host,
+int kb_series_load(struct kb_store *s, const char *filter, enum kb_scope by, const char *group,
 		   struct kb_series **out, size_t *n, char *err, size_t size)
 {
-	struct loader l = { filter, host, NULL, 0, 0, false };
-	int rc = kb_store_each_result(s, add_row, &l, err, size);
+	struct loader l = { filter, group, NULL, 0, 0, false };
+	int rc = kb_store_each_result(s, by, add_row, &l, err, size);
 
 	if (!rc && l.nomem) {
 		snprintf(err, size, "out of memory loading the history");

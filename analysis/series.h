@@ -18,7 +18,7 @@ struct kb_point {
 };
 
 struct kb_series {
-	char host[65];
+	char host[65];		/* the host, or the machine class when loaded by class */
 	char *benchmark, *params, *metric, *unit;
 	enum kb_direction direction;
 	struct kb_point *points;
@@ -27,9 +27,11 @@ struct kb_series {
 
 /*
  * Loads every series whose benchmark matches the fnmatch glob filter (NULL:
- * all) and, when host is not NULL, that ran on host. 0, or -1 with err.
+ * all) per host, or per machine class (by KB_BY_CLASS: runs of no class
+ * are left out), and, when group is not NULL, only that host's or class's.
+ * 0, or -1 with err.
  */
-int kb_series_load(struct kb_store *s, const char *filter, const char *host,
+int kb_series_load(struct kb_store *s, const char *filter, enum kb_scope by, const char *group,
 		   struct kb_series **out, size_t *n, char *err, size_t size);
 void kb_series_free(struct kb_series *series, size_t n);
 

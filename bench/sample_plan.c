@@ -10,7 +10,7 @@
 #include <string.h>
 
 struct builder {
-	const char *host;
+	const char *group;
 	long base, baseline;
 	double z;
 	struct kb_sample_plan *plan;
@@ -77,7 +77,7 @@ static int take_row(const struct kb_result_row *r, void *arg)
 	struct builder *b = arg;
 	double spread;
 
-	if (strcmp(r->host, b->host) || !r->nsamples)
+	if (!r->group || strcmp(r->group, b->group) || !r->nsamples)
 		return 0;
 	if (strcmp(r->benchmark, b->benchmark) || strcmp(r->params, b->params)) {
 		flush(b);
@@ -99,12 +99,12 @@ static int take_row(const struct kb_result_row *r, void *arg)
 int kb_sample_plan_build(struct kb_store *st, const struct kb_plan_opts *o,
 			 struct kb_sample_plan *plan, char *err, size_t size)
 {
-	struct builder b = { .host = o->host, .base = o->base, .plan = plan,
+	struct builder b = { .group = o->group, .base = o->base, .plan = plan,
 			     .baseline = o->baseline > 0 ? o->baseline : KB_PLAN_BASELINE,
 			     .z = gsl_cdf_ugaussian_Qinv((o->alpha > 0.0 ? o->alpha : KB_PLAN_ALPHA) / 2.0) };
 
 	memset(plan, 0, sizeof(*plan));
-	if (kb_store_each_result(st, take_row, &b, err, size))
+	if (kb_store_each_result(st, o->by, take_row, &b, err, size))
 		return -1;
 	if (!b.err)
 		flush(&b);

@@ -49,14 +49,15 @@ double kb_samples_needed(double z, double spread, double target, long baseline);
 double kb_samples_resolve(double z, double spread, double n, long baseline);
 
 struct kb_plan_opts {
-	const char *host;	/* whose stored results count */
+	enum kb_scope by;	/* the host's stored results count, or the class's */
+	const char *group;	/* that host or class */
 	long base;		/* the preset's or -r's count */
 	long baseline;		/* K runs pooled on the other side; 0: KB_PLAN_BASELINE */
 	double alpha;		/* 0: KB_PLAN_ALPHA */
 };
 
 /*
- * The plan for o->host's stored results of registered benchmarks, each
+ * The plan for o->group's stored results of registered benchmarks, each
  * case sized from o->base for its target change at o->alpha, one run
  * against o->baseline. 0, or -1 with err filled.
  */

@@ -80,6 +80,12 @@ static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 	return kb_suite_check("calibrate", &cli->s);
 }
 
+/* The stored history calibrate reads: the runs' host's, or with --class their class's (NULL: none). */
+static const char *history_group(const struct calibrate_cli *cli, const struct kb_run *run)
+{
+	return cli->s.by_class ? kb_run_class(run) : run->host;
+}
+
 /* One metric's noise figures. */
 struct noise_row {
 	const struct kb_result *key;
@@ -114,7 +120,8 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
 	bool exact = true;
-	const struct kb_series *s = kb_series_find(hist, nhist, runs[0].host, key);
+	const char *group = history_group(cli, &runs[0]);
+	const struct kb_series *s = group ? kb_series_find(hist, nhist, group, key) : NULL;
 	size_t k = 0;
 
 	memset(row, 0, sizeof(*row));
@@ -433,8 +440,9 @@ int cmd_calibrate(int argc, char **argv)
 	kb_undo_install_handlers();
 	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
 	rc = take_runs(&cli, store, runs);
-	if (!rc && store && kb_series_load(store, cli.s.opts.filter, runs[0].host, &hist, &nhist, err,
-					   sizeof(err))) {
+	if (!rc && store && history_group(&cli, &runs[0]) &&
+	    kb_series_load(store, cli.s.opts.filter, cli.s.by_class ? KB_BY_CLASS : KB_BY_HOST,
+			   history_group(&cli, &runs[0]), &hist, &nhist, err, sizeof(err))) {
 		kb_err("calibrate: %s", err);
 		rc = KB_EXIT_USAGE;
 	}

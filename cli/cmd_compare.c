@@ -12,8 +12,8 @@
 struct compare_cli {
 	struct kb_compare_opts o;
 	enum kb_format format;
-	const char *db, *like;
-	bool no_history;
+	const char *db, *like, *host;
+	bool no_history, by_class;
 	long seed;
 };
 
@@ -32,6 +32,8 @@ static const struct kb_option compare_options[] = {
 	  "no noise prior: decide on the samples alone") },
 	{ KB_O("like", 0, KB_OPT_STRING, offsetof(struct compare_cli, like), "RUN",
 	  "latest~N counts only the runs of RUN's selection") },
+	KB_OPT_HOST(struct compare_cli, host),
+	KB_OPT_CLASS(struct compare_cli, by_class),
 	{ 0 },
 };
 

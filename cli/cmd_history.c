@@ -18,6 +18,7 @@
 struct history_cli {
 	struct kb_glob_opt f;
 	const char *host, *since, *db, *like;
+	bool by_class;
 	struct kb_cp_opts cp;
 	long min_segment;
 	enum kb_format format;
@@ -27,8 +28,8 @@ static const struct kb_option history_options[] = {
 	{ KB_O("filter", 'f', KB_OPT_CALL, offsetof(struct history_cli, f), "GLOB",
 	       "only the metrics of these benchmarks (a comma list or repeated -f)"),
 	  .fn = kb_opt_glob },
-	{ KB_O("host", 0, KB_OPT_STRING, offsetof(struct history_cli, host), "H",
-	       "only the runs of host H") },
+	KB_OPT_HOST(struct history_cli, host),
+	KB_OPT_CLASS(struct history_cli, by_class),
 	{ KB_O("since", 0, KB_OPT_STRING, offsetof(struct history_cli, since), "RUN",
 	       "only changes that the history up to RUN (an id, label,\n"
 	       "latest or latest~N) did not show yet count as new") },
@@ -50,7 +51,8 @@ static const struct kb_option history_options[] = {
 const struct kb_cmd kb_cmd_history = {
 	.name = "history",
 	.about = "  Finds the change points of every metric's series of per-run medians,\n"
-		 "  per host, in time order: binary segmentation with rank tests (p < alpha,\n"
+		 "  per host (--host: only its runs) or per machine class (--class), in\n"
+		 "  time order: binary segmentation with rank tests (p < alpha,\n"
 		 "  outliers set aside), cuts re-placed and re-tested between their\n"
 		 "  neighbours, at least --min-segment runs on each side and a change of at\n"
 		 "  least --min-change across each cut.\n",
@@ -68,6 +70,10 @@ static int parse_args(int argc, char **argv, struct history_cli *cli)
 	cli->cp.min_segment = (size_t)cli->min_segment;
 	if (optind < argc) {
 		kb_err("history: unexpected argument '%s' (metrics are chosen with -f)", argv[optind]);
+		return KB_EXIT_USAGE;
+	}
+	if (cli->host && cli->by_class) {
+		kb_err("history: --host and --class: series go by host or by class, not both");
 		return KB_EXIT_USAGE;
 	}
 	if (cli->like && !cli->since) {
@@ -167,8 +173,8 @@ static int nothing_selected(struct kb_store *s, const struct history_cli *cli, s
 
 	if (nseries)
 		return 0;
-	if (cli->host && (got = kb_store_nth_latest(s, cli->host, 0, id, sizeof(id), err,
-						    sizeof(err))) != 1) {
+	if (cli->host && (got = kb_store_nth_latest(s, KB_BY_HOST, cli->host, NULL, 0, id, sizeof(id),
+						    err, sizeof(err))) != 1) {
 		if (got < 0)
 			kb_err("history: %s", err);
 		else
@@ -200,7 +206,8 @@ int cmd_history(int argc, char **argv)
 						   &since, &nsince, desc, sizeof(desc))))
 		return rc;
 	s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), false, err, sizeof(err));
-	if (!s || kb_series_load(s, cli.f.list, cli.host, &series, &nseries, err, sizeof(err))) {
+	if (!s || kb_series_load(s, cli.f.list, cli.by_class ? KB_BY_CLASS : KB_BY_HOST, cli.host,
+				 &series, &nseries, err, sizeof(err))) {
 		kb_err("history: %s", err);
 		kb_store_close(s);
 		kb_free_runs(since, nsince);

@@ -15,6 +15,7 @@
 struct report_cli {
 	struct kb_glob_opt f;
 	const char *dir, *db, *a, *b;
+	bool by_class;
 };
 
 static const struct kb_option report_options[] = {
@@ -24,6 +25,7 @@ static const struct kb_option report_options[] = {
 	       "only these benchmarks (a comma list or repeated -f)"), .fn = kb_opt_glob },
 	{ KB_O("db", 0, KB_OPT_STRING, offsetof(struct report_cli, db), "PATH",
 	       "results database"), .dflt = kb_store_default_path },
+	KB_OPT_CLASS(struct report_cli, by_class),
 	{ 0 },
 };
 
@@ -34,7 +36,8 @@ const struct kb_cmd kb_cmd_report = {
 		 "  (SVG and PNG): each metric's history with its change points and kernel\n"
 		 "  releases, the A/B distributions of the newest run against the previous\n"
 		 "  run on its host (or of runs A and B), and the methods of comparative\n"
-		 "  benchmarks side by side. Static files: open index.html in any browser.\n"
+		 "  benchmarks side by side. History goes per host, or with --class per\n"
+		 "  machine class. Static files: open index.html in any browser.\n"
 		 "  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
 		 "  files a report wrote, the only ones the next report removes (other\n"
 		 "  files in DIR stay; one the new site would overwrite is an error).\n",
@@ -196,7 +199,8 @@ int cmd_report(int argc, char **argv)
 	r.db = cli.db ? cli.db : kb_store_default_path();
 	s = kb_store_open(r.db, false, err, sizeof(err));
 	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
-	    kb_series_load(s, cli.f.list, NULL, &series, &nseries, err, sizeof(err))) {
+	    kb_series_load(s, cli.f.list, cli.by_class ? KB_BY_CLASS : KB_BY_HOST, NULL, &series,
+			   &nseries, err, sizeof(err))) {
 		kb_err("report: %s", err);
 		kb_store_close(s);
 		free(x.ids);

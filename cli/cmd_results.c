@@ -6,6 +6,7 @@
 #include "../lib/escape.h"
 #include "../analysis/report_text.h"
 #include "commands.h"
+#include "suite_options.h"
 #include "../lib/options.h"
 #include "../lib/util.h"
 
@@ -16,8 +17,8 @@
 #include <string.h>
 
 struct read_cli {
-	const char *db, *output, *like, *format;
-	bool json;
+	const char *db, *output, *like, *format, *host;
+	bool json, by_class;
 };
 
 #define READ_OPT_DB                                                                 \
@@ -28,6 +29,7 @@ struct read_cli {
 	       "latest~N counts only the runs of RUN's selection") }
 #define READ_OPT_OUTPUT(help) \
 	{ KB_O("output", 'o', KB_OPT_STRING, offsetof(struct read_cli, output), "FILE", help) }
+#define READ_OPT_MACHINE KB_OPT_HOST(struct read_cli, host), KB_OPT_CLASS(struct read_cli, by_class)
 #define READ_OPT_JSON(help) { KB_O("json", 'J', KB_OPT_SET, offsetof(struct read_cli, json), NULL, help) }
 
 static const struct kb_option runs_options[] = {
@@ -47,6 +49,7 @@ static const struct kb_option export_options[] = {
 	READ_OPT_DB,
 	READ_OPT_OUTPUT("write to FILE (replaced whole) instead of stdout"),
 	READ_OPT_LIKE,
+	READ_OPT_MACHINE,
 	{ KB_O("format", 0, KB_OPT_STRING, offsetof(struct read_cli, format), "F",
 	       "json (default), csv, csv-summary, openmetrics or gbench") },
 	{ 0 },
@@ -66,6 +69,7 @@ const struct kb_cmd kb_cmd_export = {
 static const struct kb_option show_options[] = {
 	READ_OPT_DB,
 	READ_OPT_LIKE,
+	READ_OPT_MACHINE,
 	READ_OPT_JSON("print the run as kbench-run/1 JSON (as export does)"),
 	READ_OPT_OUTPUT("write to FILE (replaced whole) instead of stdout"),
 	{ 0 },

@@ -1,6 +1,7 @@
 /* kbench: the command-line entry point, the one place that knows every subcommand. */
 #include "commands.h"
 #include "revision.h"
+#include "../kernel/machine.h"
 #include "../lib/options.h"
 #include "../lib/util.h"
 
@@ -177,8 +178,16 @@ int main(int argc, char **argv)
 		printf("kbench %s\n", KB_REVISION);
 		return KB_EXIT_OK;
 	}
-	if ((i = find_command(argv[1])) >= 0)
+	if ((i = find_command(argv[1])) >= 0) {
+		char why[256];
+
+		/* A bad identity would store runs under a name no later run finds. */
+		if (!kb_machine_self(why, sizeof(why))) {
+			kb_err("KBENCH_HOST: %s", why);
+			return KB_EXIT_USAGE;
+		}
 		return commands[i].fn(argc - 1, argv + 1);
+	}
 	kb_err("unknown command '%s' (see kbench --help)", argv[1]);
 	return KB_EXIT_USAGE;
 }

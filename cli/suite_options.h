@@ -24,6 +24,8 @@ struct kb_suite_cli {
 	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
 	bool store, json, quiet;
 	bool auto_samples;		/* --auto-samples: opts.plan from the store */
+	const char *host;		/* --host: the identity the run is stored under */
+	bool by_class;			/* --class: the plan from this machine class's runs */
 	long baseline;			/* --baseline: runs pooled on the other side; 0: KB_PLAN_BASELINE */
 	struct kb_sample_plan plan;
 };
@@ -52,6 +54,9 @@ struct kb_glob_opt {
 int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_glob(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, void *v);
+/* --host NAME (kernel/machine.h's identity, checked) and --class, for the whole process. */
+int kb_opt_host(const char *who, const struct kb_option *o, const char *arg, void *v);
+int kb_opt_class(const char *who, const struct kb_option *o, const char *arg, void *v);
 /* --NAME 5%: a fraction into the double; --alpha: 0 < alpha < 1. */
 int kb_opt_percent(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_alpha(const char *who, const struct kb_option *o, const char *arg, void *v);
@@ -73,6 +78,15 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  .dflt = kb_store_default_path }
 #define KB_SUITE_OPT_NO_STORE(T, m) \
 	{ KB_O("no-store", 0, KB_OPT_CLEAR, offsetof(T, m.store), NULL, "do not store the run") }
+/* --host NAME into T.h (const char *), --class into T.c (bool): the same in every command. */
+#define KB_OPT_HOST(T, h)                                                                \
+	{ KB_O("host", 0, KB_OPT_CALL, offsetof(T, h), "NAME",                              \
+	  "the machine identity runs are stored and looked up under\n"                      \
+	  "(default $KBENCH_HOST, else from /etc/machine-id)"), .fn = kb_opt_host }
+#define KB_OPT_CLASS(T, c)                                                               \
+	{ KB_O("class", 0, KB_OPT_CALL_FLAG, offsetof(T, c), NULL,                          \
+	  "latest~N, LABEL~N and the history within this machine's\n"                       \
+	  "class (CPU, memory, virtualization, cmdline), not its host"), .fn = kb_opt_class }
 #define KB_SUITE_OPT_JSON(T, m, help) { KB_O("json", 'J', KB_OPT_SET, offsetof(T, m.json), NULL, help) }
 
 #define KB_SUITE_OPTIONS(T, m)                                                                   \
@@ -93,6 +107,8 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  "benchmarks to run, e.g. 'mm/guard/*' (see kbench list);\n"                            \
 	  "a comma list or repeated -f selects the union"), .fn = kb_opt_suite_filter },          \
 	KB_SUITE_OPT_LABEL(T, m),                                                                \
+	KB_OPT_HOST(T, m.host),                                                                  \
+	KB_OPT_CLASS(T, m.by_class),                                                             \
 	KB_SUITE_OPT_DB(T, m),                                                                   \
 	KB_SUITE_OPT_NO_STORE(T, m),                                                             \
 	{ KB_O("net-dev", 0, KB_OPT_STRING, offsetof(T, m.net_dev), "DEV",                            \

@@ -99,7 +99,7 @@ static void add_config(cJSON *env, const char *release)
 }
 
 /* First "key : value" line of /proc/cpuinfo for key. */
-static void cpuinfo_field(const char *cpuinfo, const char *key, char *out, size_t size)
+void kb_cpuinfo_field(const char *cpuinfo, const char *key, char *out, size_t size)
 {
 	const char *p = cpuinfo;
 	size_t klen = strlen(key);
@@ -186,10 +186,10 @@ cJSON *kb_env_capture(void)
 				kb_read_line("/proc/cmdline", buf, sizeof(buf)) ? buf : "unknown");
 	add_config(env, u.release);
 	cpuinfo = kb_read_file("/proc/cpuinfo", NULL);
-	cpuinfo_field(cpuinfo ? cpuinfo : "", "model name", buf, sizeof(buf));
+	kb_cpuinfo_field(cpuinfo ? cpuinfo : "", "model name", buf, sizeof(buf));
 	cJSON_AddStringToObject(env, "cpu_model", buf);
 	cJSON_AddNumberToObject(env, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
-	cpuinfo_field(cpuinfo ? cpuinfo : "", "flags", buf, sizeof(buf));
+	kb_cpuinfo_field(cpuinfo ? cpuinfo : "", "flags", buf, sizeof(buf));
 	/* The CPUID hypervisor bit: set by every mainstream hypervisor. */
 	cJSON_AddBoolToObject(env, "virtualized", strstr(buf, " hypervisor") != NULL);
 	free(cpuinfo);

@@ -273,3 +273,9 @@ int kb_result_add_factf(struct kb_result *r, const char *key, const char *fmt, .
 	va_end(ap);
 	return kb_result_add_fact(r, key, buf);
 }
+
+const char *kb_run_class(const struct kb_run *run)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(run->environment,
+									   "machine_class"), "id"));
+}

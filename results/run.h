@@ -102,6 +102,9 @@ bool kb_params_get(const char *params, const char *key, char *val, size_t size);
 /* The params string without the method= entry (what both methods share). */
 void kb_params_without_method(const char *params, char *out, size_t size);
 
+/* The machine class a run recorded (environment.machine_class.id), or NULL. */
+const char *kb_run_class(const struct kb_run *run);
+
 /* A label is 1..KB_LABEL_MAX-1 characters without spaces or commas. */
 bool kb_label_valid(const char *label);
 

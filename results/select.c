@@ -1,13 +1,13 @@
 #include "select.h"
 #include "json.h"
 #include "store.h"
+#include "../kernel/machine.h"
 #include "../lib/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 void kb_free_runs(struct kb_run *runs, size_t n)
 {
@@ -33,50 +33,90 @@ static int from_file(const char *cmd, const char *ref, struct kb_run **runs, siz
 	return 0;
 }
 
-/*
- * The id of the run back runs before the newest: of like_id's selection on
- * its host, or (like_id NULL) of this host. 1 found, 0 none, -1 error (err).
- */
-static int nth_run(struct kb_store *s, const char *like_id, long back, char *id, size_t idsize,
-		   char *err, size_t size)
+/* This machine's host or class (--class), as the store groups runs; false when KBENCH_HOST is bad. */
+static bool this_machine(const char *cmd, enum kb_scope *by, const char **key, char *what,
+			 size_t size)
 {
-	struct utsname u;
+	char why[256];
+	const struct kb_machine *m = kb_machine_self(why, sizeof(why));
 
-	if (like_id)
-		return kb_store_nth_like(s, like_id, back, id, idsize, err, size);
-	uname(&u);
-	return kb_store_nth_latest(s, u.nodename, back, id, idsize, err, size);
+	if (!m) {
+		kb_err("%s: KBENCH_HOST: %s", cmd, why);
+		return false;
+	}
+	*by = kb_machine_by_class() ? KB_BY_CLASS : KB_BY_HOST;
+	*key = *by == KB_BY_CLASS ? m->class_id : m->host;
+	snprintf(what, size, "%s %s", *by == KB_BY_CLASS ? "class" : "host", *key);
+	return true;
 }
 
 /*
- * "latest" is this host's newest run, "latest~N" the one N runs before it.
- * Rewrites ref to the run id. 0 when ref is not of that form or resolved,
- * KB_EXIT_USAGE (error printed) otherwise.
+ * The id of the run back runs before the newest: of like_id's selection on
+ * its host (or in its class), or (like_id NULL) of this machine, labelled
+ * label (NULL: any). 1 found, 0 none, -1 error (err).
+ */
+static int nth_run(const char *cmd, struct kb_store *s, const char *like_id, const char *label,
+		   long back, char *id, size_t idsize, char *err, size_t size)
+{
+	enum kb_scope by;
+	const char *key;
+	char what[128];
+
+	if (like_id)
+		return kb_store_nth_like(s, kb_machine_by_class() ? KB_BY_CLASS : KB_BY_HOST, like_id,
+					 label, back, id, idsize, err, size);
+	if (!this_machine(cmd, &by, &key, what, sizeof(what))) {
+		snprintf(err, size, "KBENCH_HOST is not a host name");
+		return -1;
+	}
+	return kb_store_nth_latest(s, by, key, label, back, id, idsize, err, size);
+}
+
+/* Who "fewer than N runs" is about: the selection, or this host or class. */
+static void whose_runs(const char *cmd, const char *like_id, char *out, size_t size)
+{
+	enum kb_scope by;
+	const char *key;
+
+	if (like_id)
+		snprintf(out, size, "the selection of run %s", like_id);
+	else if (!this_machine(cmd, &by, &key, out, size))
+		snprintf(out, size, "this machine");
+}
+
+/*
+ * "latest" is this machine's newest run (host, or class with --class),
+ * "latest~N" the one N runs before it, "LABEL~N" the N-th before the
+ * newest run labelled LABEL there. Rewrites ref to the run id. 0 when ref
+ * is not of that form or resolved, KB_EXIT_USAGE (error printed) otherwise.
  */
 static int resolve_latest(const char *cmd, struct kb_store *s, const char **ref, char *id,
 			  size_t idsize, const char *like_id)
 {
-	struct utsname u;
-	char err[512];
+	const char *tilde = strrchr(*ref, '~');
+	char err[512], label[KB_LABEL_MAX], whose[160];
+	bool latest = !strncmp(*ref, "latest", 6) && (!(*ref)[6] || (*ref)[6] == '~');
 	long back = 0;
 	int rc;
 
-	if (strncmp(*ref, "latest", 6) != 0 || ((*ref)[6] && (*ref)[6] != '~'))
-		return 0;
-	if ((*ref)[6] == '~' && !kb_parse_long(*ref + 7, 0, 1000000, &back)) {
-		kb_err("%s: bad run '%s': expected latest or latest~N", cmd, *ref);
+	if (!latest && (!tilde || tilde == *ref || !tilde[1] ||
+			strspn(tilde + 1, "0123456789") != strlen(tilde + 1)))
+		return 0;	/* an id or a label */
+	if (tilde && !kb_parse_long(tilde + 1, 0, 1000000, &back)) {
+		kb_err("%s: bad run '%s': expected latest, latest~N or LABEL~N", cmd, *ref);
 		return KB_EXIT_USAGE;
 	}
-	uname(&u);
-	rc = nth_run(s, like_id, back, id, idsize, err, sizeof(err));
+	snprintf(label, sizeof(label), "%.*s", (int)(tilde ? tilde - *ref : (long)strlen(*ref)), *ref);
+	rc = nth_run(cmd, s, like_id, latest ? NULL : label, back, id, idsize, err, sizeof(err));
+	whose_runs(cmd, like_id, whose, sizeof(whose));
 	if (rc < 0)
 		kb_err("%s: %s", cmd, err);
-	else if (rc == 0 && like_id)
-		kb_err("%s: no run '%s' of the selection of run %s: it has fewer than %ld stored runs",
-		       cmd, *ref, like_id, back + 1);
+	else if (rc == 0 && latest)
+		kb_err("%s: no run '%s': %s has fewer than %ld stored runs", cmd, *ref, whose,
+		       back + 1);
 	else if (rc == 0)
-		kb_err("%s: no run '%s': host %s has fewer than %ld stored runs", cmd, *ref,
-		       u.nodename, back + 1);
+		kb_err("%s: no run '%s': %s has fewer than %ld runs labelled %s", cmd, *ref, whose,
+		       back + 1, label);
 	else
 		*ref = id;
 	return rc == 1 ? 0 : KB_EXIT_USAGE;
@@ -143,14 +183,13 @@ static int load_range(const char *cmd, struct kb_store *s, const char *ref, long
 		      const char *like_id, struct kb_run **runs, size_t *n, char *desc,
 		      size_t size)
 {
-	struct utsname u;
-	char err[512], id[KB_ID_MAX];
+	char err[512], id[KB_ID_MAX], whose[160];
 	long found = 0;
 
 	for (long back = to; back >= from; back--) {
 		struct kb_run *one = NULL, *grown;
 		size_t got = 0;
-		int rc = nth_run(s, like_id, back, id, sizeof(id), err, sizeof(err));
+		int rc = nth_run(cmd, s, like_id, NULL, back, id, sizeof(id), err, sizeof(err));
 
 		if (rc == 0)
 			continue;
@@ -171,9 +210,9 @@ static int load_range(const char *cmd, struct kb_store *s, const char *ref, long
 		found++;
 	}
 	if (!*n) {
-		uname(&u);
-		kb_err("%s: no run in '%s': %s has fewer than %ld stored runs", cmd, ref,
-		       like_id ? "its selection" : u.nodename, from + 1);
+		whose_runs(cmd, like_id, whose, sizeof(whose));
+		kb_err("%s: no run in '%s': %s has fewer than %ld stored runs", cmd, ref, whose,
+		       from + 1);
 		return KB_EXIT_USAGE;
 	}
 	snprintf(desc, size, "runs %s: %ld of %ld stored, newest %s (label %s)", ref, found,

@@ -1,8 +1,11 @@
 /*
  * What a user names on the command line as "a run": an exported JSON file,
- * a run id, a label (the newest run with it, or with pool, all of them), or
- * latest / latest~N (this host's newest run, or the N-th before it), or
- * latest~A..latest~B (the runs from A to B back, pooled: those stored).
+ * a run id, a label (the newest run with it, or with pool, all of them),
+ * latest / latest~N (this machine's newest run, or the N-th before it),
+ * LABEL~N (the N-th before the newest run labelled LABEL on this machine),
+ * or latest~A..latest~B (the runs from A to B back, pooled: those stored).
+ * "This machine" is its host identity (kernel/machine.h: --host,
+ * KBENCH_HOST, /etc/machine-id), or with --class its machine class.
  */
 #ifndef KB_SELECT_H
 #define KB_SELECT_H

@@ -703,19 +703,30 @@ static int result_samples(sqlite3_stmt *st, sqlite3_int64 result_id, double **v,
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_row *, void *),
-			 void *arg, char *err, size_t size)
+/* The SQL of a run's group (r: the runs table): its host, or its machine class. */
+static const char *group_sql(enum kb_scope by)
+{
+	return by == KB_BY_CLASS ? "json_extract(r.environment, '$.machine_class.id')" : "r.host";
+}
+
+int kb_store_each_result(struct kb_store *s, enum kb_scope by,
+			 int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
+			 size_t size)
 {
 	sqlite3_stmt *st, *samples;
 	double *v = NULL;
 	size_t n = 0, cap = 0;
-	int rc = sqlite3_prepare_v2(s->db,
-				    "SELECT res.id, r.id, r.label, r.host, r.started,"
-				    " json_extract(r.environment, '$.kernel_release'),"
-				    " res.benchmark, res.params, res.metric, res.unit, res.direction"
-				    " FROM results res JOIN runs r ON r.id = res.run_id"
-				    " ORDER BY r.host, res.benchmark, res.params, res.metric,"
-				    " r.started, r.id, res.id", -1, &st, NULL);
+	char sql[1024];
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT res.id, r.id, r.label, r.host, r.started,"
+		 " json_extract(r.environment, '$.kernel_release'),"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp"
+		 " FROM results res JOIN runs r ON r.id = res.run_id"
+		 " ORDER BY grp, res.benchmark, res.params, res.metric,"
+		 " r.started, r.id, res.id", group_sql(by));
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return db_fail(s, "reading results", err, size);
@@ -727,15 +738,18 @@ int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_ro
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct kb_result_row row = {
-			col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
-			col_text(st, 5), col_text(st, 6), col_text(st, 7), col_text(st, 8),
-			col_text(st, 9), KB_LOWER_IS_BETTER, NULL, 0,
+			.run_id = col_text(st, 1), .label = col_text(st, 2), .host = col_text(st, 3),
+			.started = col_text(st, 4), .kernel = col_text(st, 5),
+			.benchmark = col_text(st, 6), .params = col_text(st, 7),
+			.metric = col_text(st, 8), .unit = col_text(st, 9),
+			.direction = KB_LOWER_IS_BETTER,
 		};
 
 		rc = result_samples(samples, sqlite3_column_int64(st, 0), &v, &n, &cap);
 		if (rc != SQLITE_OK)
 			break;
 		kb_direction_parse(col_text(st, 10), &row.direction);
+		row.group = (const char *)sqlite3_column_text(st, 11);
 		row.samples = v;
 		row.nsamples = n;
 		if (fn(&row, arg)) {
@@ -749,9 +763,12 @@ int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_ro
 	return rc == SQLITE_DONE ? 0 : db_fail(s, "reading results", err, size);
 }
 
-/* The id in the first column of the query's one row, binding KEY as ?1 and N as ?2: 1 found, 0 none. */
-static int one_id(struct kb_store *s, const char *sql, const char *key, long n, char *id,
-		  size_t idsize, char *err, size_t size)
+/*
+ * The id in the first column of the query's one row, binding KEY as ?1, N
+ * as ?2 and LABEL (when not NULL) as ?3: 1 found, 0 none.
+ */
+static int one_id(struct kb_store *s, const char *sql, const char *key, const char *label, long n,
+		  char *id, size_t idsize, char *err, size_t size)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -760,6 +777,8 @@ static int one_id(struct kb_store *s, const char *sql, const char *key, long n, 
 		return db_fail(s, "reading runs", err, size);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, n);
+	if (label)
+		sqlite3_bind_text(st, 3, label, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(id, idsize, "%s", col_text(st, 0));
@@ -769,11 +788,15 @@ static int one_id(struct kb_store *s, const char *sql, const char *key, long n, 
 	return rc == SQLITE_ROW;
 }
 
-int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
-			char *err, size_t size)
+int kb_store_nth_latest(struct kb_store *s, enum kb_scope by, const char *key, const char *label,
+			long n, char *id, size_t idsize, char *err, size_t size)
 {
-	return one_id(s, "SELECT id FROM runs WHERE host=?1"
-		      " ORDER BY started DESC, id DESC LIMIT 1 OFFSET ?2", host, n, id, idsize, err, size);
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "SELECT id FROM runs r WHERE %s=?1%s"
+		 " ORDER BY started DESC, id DESC LIMIT 1 OFFSET ?2", group_sql(by),
+		 label ? " AND label=?3" : "");
+	return one_id(s, sql, key, label, n, id, idsize, err, size);
 }
 
 int kb_store_ids_started(struct kb_store *s, const char *host, const char *started,
@@ -796,21 +819,27 @@ int kb_store_ids_started(struct kb_store *s, const char *host, const char *start
 	return 0;
 }
 
-int kb_store_nth_like(struct kb_store *s, const char *like_id, long n, char *id, size_t idsize,
-		      char *err, size_t size)
+int kb_store_nth_like(struct kb_store *s, enum kb_scope by, const char *like_id,
+		      const char *label, long n, char *id, size_t idsize, char *err, size_t size)
 {
-	return one_id(s,
-		      "SELECT r.id FROM runs r JOIN runs ref ON ref.id=?1"
-		      " WHERE r.host=ref.host"
-		      " AND json_type(ref.environment, '$.selection') = 'object'"
-		      " AND json_extract(r.environment, '$.selection.command')"
-		      "  IS json_extract(ref.environment, '$.selection.command')"
-		      " AND json_extract(r.environment, '$.selection.preset')"
-		      "  IS json_extract(ref.environment, '$.selection.preset')"
-		      " AND json_extract(r.environment, '$.selection.samples')"
-		      "  IS json_extract(ref.environment, '$.selection.samples')"
-		      " AND json_extract(r.environment, '$.selection.filter')"
-		      "  IS json_extract(ref.environment, '$.selection.filter')"
-		      " ORDER BY r.started DESC, r.id DESC LIMIT 1 OFFSET ?2",
-		      like_id, n, id, idsize, err, size);
+	char sql[1536];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT r.id FROM runs r JOIN runs ref ON ref.id=?1"
+		 " WHERE %s"
+		 " AND json_type(ref.environment, '$.selection') = 'object'"
+		 " AND json_extract(r.environment, '$.selection.command')"
+		 "  IS json_extract(ref.environment, '$.selection.command')"
+		 " AND json_extract(r.environment, '$.selection.preset')"
+		 "  IS json_extract(ref.environment, '$.selection.preset')"
+		 " AND json_extract(r.environment, '$.selection.samples')"
+		 "  IS json_extract(ref.environment, '$.selection.samples')"
+		 " AND json_extract(r.environment, '$.selection.filter')"
+		 "  IS json_extract(ref.environment, '$.selection.filter')"
+		 "%s ORDER BY r.started DESC, r.id DESC LIMIT 1 OFFSET ?2",
+		 by == KB_BY_CLASS ? "json_extract(r.environment, '$.machine_class.id')"
+				     " = json_extract(ref.environment, '$.machine_class.id')"
+				   : "r.host=ref.host",
+		 label ? " AND r.label=?3" : "");
+	return one_id(s, sql, like_id, label, n, id, idsize, err, size);
 }

@@ -70,9 +70,17 @@ struct kb_run_info {
 int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *, void *),
 		       void *arg, char *err, size_t size);
 
+/*
+ * What "the same machine" means when runs are looked up or grouped: the
+ * host identity, or the machine class (environment.machine_class.id, which
+ * runs stored before kbench recorded it lack: they belong to no class).
+ */
+enum kb_scope { KB_BY_HOST, KB_BY_CLASS };
+
 /* One stored result with its measured samples (warm-up ones left out). */
 struct kb_result_row {
 	const char *run_id, *label, *host, *started, *kernel;
+	const char *group;	/* the host, or the class (NULL: none) when grouped by class */
 	const char *benchmark, *params, *metric, *unit;
 	enum kb_direction direction;
 	const double *samples;
@@ -80,27 +88,30 @@ struct kb_result_row {
 };
 
 /*
- * Calls fn for every stored result, ordered by host, benchmark, params and
- * metric, then by run start: each metric's series over time, per host.
- * fn returns non-zero to stop. 0 or -1 with err.
+ * Calls fn for every stored result, ordered by group (host, or class with
+ * KB_BY_CLASS), benchmark, params and metric, then by run start: each
+ * metric's series over time, per host or per class. fn returns non-zero
+ * to stop. 0 or -1 with err.
  */
-int kb_store_each_result(struct kb_store *s, int (*fn)(const struct kb_result_row *, void *),
-			 void *arg, char *err, size_t size);
+int kb_store_each_result(struct kb_store *s, enum kb_scope by,
+			 int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
+			 size_t size);
 
 /*
- * The id of the n-th newest run on host (n = 0: the newest). 1 found,
+ * The id of the n-th newest run (n = 0: the newest) of the host or class
+ * key, labelled label (NULL: any). 1 found, 0 none, -1 error.
+ */
+int kb_store_nth_latest(struct kb_store *s, enum kb_scope by, const char *key, const char *label,
+			long n, char *id, size_t idsize, char *err, size_t size);
+
+/*
+ * The id of the n-th newest run (n = 0: the newest) on like_id's host (or
+ * in its class) with like_id's selection (environment.selection: command,
+ * preset, samples, filter, as kbench run records it), labelled label
+ * (NULL: any). A run stored without a selection matches none. 1 found,
  * 0 none, -1 error.
  */
-int kb_store_nth_latest(struct kb_store *s, const char *host, long n, char *id, size_t idsize,
-			char *err, size_t size);
-
-/*
- * The id of the n-th newest run (n = 0: the newest) on like_id's host with
- * like_id's selection (environment.selection: command, preset, samples,
- * filter, as kbench run records it). A run stored without a selection
- * matches none. 1 found, 0 none, -1 error.
- */
-int kb_store_nth_like(struct kb_store *s, const char *like_id, long n, char *id, size_t idsize,
-		      char *err, size_t size);
+int kb_store_nth_like(struct kb_store *s, enum kb_scope by, const char *like_id,
+		      const char *label, long n, char *id, size_t idsize, char *err, size_t size);
 
 #endif

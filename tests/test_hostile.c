@@ -505,8 +505,8 @@ Test(hostile, imported_commands_and_names_stay_inert, .init = setup, .fini = tea
 
 	run_in(&o, "show latest --db %s", db);
 	cr_expect_eq(o.status, 0);
-	/* A header of 3 lines, a table title, its column header and a row per command. */
-	cr_expect_eq(count_lines(o.text), 3 + 1 + 2 + (int)NCORPUS, "%s", o.text);
+	/* A header of 4 lines, a table title, its column header and a row per command. */
+	cr_expect_eq(count_lines(o.text), 4 + 1 + 2 + (int)NCORPUS, "%s", o.text);
 	out_free(&o);
 	run_in(&o, "compare latest~1 latest --format markdown --db %s", db);
 	cr_expect_eq(markdown_rows(o.text, 10), 2 + (int)NCORPUS, "%.4000s", o.text);

@@ -11,17 +11,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int nightly(const char *dir)
+/* One night, with these settings before it in the environment (e.g. "KBENCH_HOST=a"). */
+static int nightly_with(const char *dir, const char *settings)
 {
 	char cmd[2048];
 	int st;
 
 	snprintf(cmd, sizeof(cmd),
-		 "KBENCH=%s KBENCH_DB=%s/n.db NIGHTLY_DIR=%s/site NIGHTLY_LABEL=nightly-test "
+		 "%s KBENCH=%s KBENCH_DB=%s/n.db NIGHTLY_DIR=%s/site NIGHTLY_LABEL=nightly-test "
 		 "NIGHTLY_ARGS='--quick -f analysis/* -r 3' " KB_SRCDIR "/.ci/nightly >>%s/log 2>&1",
-		 kbench_bin(), dir, dir, dir);
+		 settings, kbench_bin(), dir, dir, dir);
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int nightly(const char *dir)
+{
+	return nightly_with(dir, "");
 }
 
 /* The compare.txt the last night left beside its dashboard. */
@@ -94,6 +100,33 @@ Test(nightly, compares_with_the_previous_run_of_the_same_selection, .timeout = 3
 	cr_expect_not_null(strstr(text, first), "not compared with night 1 (%s): %s", first, text);
 	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
 	free(text);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	cr_expect_eq(system(path), 0);
+}
+
+/*
+ * A CI runner that is a fresh container every night has a new host each
+ * time: by host, night 2 has nothing to compare with; with NIGHTLY_CLASS=1
+ * it compares with night 1's run, from another host of the same class.
+ */
+Test(nightly, fresh_runners_of_one_class_compare_with_NIGHTLY_CLASS, .timeout = 300)
+{
+	char dir[256], path[400];
+	char *text;
+
+	make_tmpdir(dir, sizeof(dir));
+	cr_assert_eq(nightly_with(dir, "KBENCH_HOST=runner-a"), 0, "night 1, see %s/log", dir);
+	cr_assert_eq(nightly_with(dir, "KBENCH_HOST=runner-b"), 0, "night 2, see %s/log", dir);
+	text = compare_text(dir);
+	cr_expect_not_null(strstr(text, "nothing to compare"), "by host: %s", text);
+	free(text);
+	cr_assert_eq(nightly_with(dir, "KBENCH_HOST=runner-c NIGHTLY_CLASS=1"), 0,
+		     "night 3, see %s/log", dir);
+	text = compare_text(dir);
+	cr_expect_not_null(strstr(text, "runs latest~1..latest~5: 2 of 5 stored"), "by class: %s", text);
+	cr_expect_not_null(strstr(text, "analysis/changepoint"), "%s", text);
+	free(text);
+	cr_expect_eq(nightly_with(dir, "NIGHTLY_CLASS=yes"), 2);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	cr_expect_eq(system(path), 0);
 }

@@ -1,4 +1,5 @@
 #include "vm_job.h"
+#include "../machine.h"
 #include "initramfs.h"
 #include "../undo.h"
 #include "../../lib/util.h"
@@ -117,6 +118,8 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 {
 	char prefix[240], tmpl[256], initrd[300], host[80];
 	unsigned mark = kb_undo_mark();
+	char why[160];
+	const struct kb_machine *m = kb_machine_self(why, sizeof(why));
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
 				  .modules = j->modules, .hostname = host, .exec = j->exec };
@@ -130,7 +133,7 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	memset(out, 0, sizeof(*out));
 	uname(&u);
 	/* The runs a guest sends back are this host's VM runs, not the host's own. */
-	snprintf(host, sizeof(host), "%.60s-vm", u.nodename);
+	snprintf(host, sizeof(host), "%.60s-vm", m ? m->host : u.nodename);
 	/* Journaled (a killed run's directory goes at the next start), unless it is to be kept. */
 	snprintf(prefix, sizeof(prefix), "%s/kbench-vm", tmp_dir());
 	snprintf(tmpl, sizeof(tmpl), "%s.XXXXXX", prefix);
