@@ -275,6 +275,8 @@ test: setup-test
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_LIB_SRC := results/codec.c results/json.c results/run.c results/store.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
+	workloads/import_gbench.c workloads/import_perf_bench.c results/formats.c results/format_csv.c \
+	results/format_openmetrics.c results/format_gbench.c \
 	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer

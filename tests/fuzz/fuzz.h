@@ -6,6 +6,7 @@
 #define KB_FUZZ_H
 
 #include "../../analysis/report_text.h"
+#include "../../results/formats.h"
 #include "../../results/json.h"
 
 #include <stdint.h>
@@ -15,7 +16,8 @@
 
 /*
  * A run that was accepted exports, reads back, and exports again to the same
- * bytes (every sample exact), and the text report of it does not crash.
+ * bytes (every sample exact), and neither the text report of it nor any
+ * export format (CSV, OpenMetrics, Google Benchmark) crashes.
  */
 static inline void kb_fuzz_check_run(const struct kb_run *run)
 {
@@ -28,6 +30,13 @@ static inline void kb_fuzz_check_run(const struct kb_run *run)
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
 	kb_report_text(devnull, run);
+	for (const char *const *f = (const char *const[]){ "csv", "csv-summary", "openmetrics",
+							    "gbench", NULL };
+	     *f; f++)
+		if (kb_run_format_find(*f)->write(run, devnull)) {
+			fprintf(stderr, "export --format %s failed\n", *f);
+			abort();
+		}
 	again = cJSON_Parse(text);
 	if (!again || kb_run_from_json(again, &back, err, sizeof(err))) {
 		fprintf(stderr, "kbench's own export is refused: %s\n%s\n", again ? err : "not JSON",
