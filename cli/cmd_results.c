@@ -152,6 +152,8 @@ static void print_run_row(const struct kb_run_info *i, void *arg)
 		cJSON_AddStringToObject(o, "id", i->id);
 		cJSON_AddStringToObject(o, "label", i->label);
 		cJSON_AddStringToObject(o, "host", i->host);
+		cJSON_AddStringToObject(o, "node", i->node);
+		cJSON_AddStringToObject(o, "class", i->class_id);
 		cJSON_AddStringToObject(o, "started", i->started ? i->started : "");
 		cJSON_AddStringToObject(o, "kernel", i->kernel);
 		cJSON_AddNumberToObject(o, "results", i->results);

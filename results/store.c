@@ -598,15 +598,19 @@ int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *
 				    "SELECT id, label, host, started,"
 				    " json_extract(environment, '$.kernel_release'),"
 				    " (SELECT count(*) FROM results WHERE run_id=runs.id),"
-				    " (SELECT count(*) FROM skipped WHERE run_id=runs.id)"
+				    " (SELECT count(*) FROM skipped WHERE run_id=runs.id),"
+				    " json_extract(environment, '$.node'),"
+				    " json_extract(environment, '$.machine_class.id')"
 				    " FROM runs ORDER BY started, id", -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return db_fail(s, "listing runs", err, size);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct kb_run_info info = {
-			col_text(st, 0), col_text(st, 1), col_text(st, 2), col_text(st, 3),
-			col_text(st, 4), sqlite3_column_int(st, 5), sqlite3_column_int(st, 6),
+			.id = col_text(st, 0), .label = col_text(st, 1), .host = col_text(st, 2),
+			.started = col_text(st, 3), .kernel = col_text(st, 4),
+			.results = sqlite3_column_int(st, 5), .skipped = sqlite3_column_int(st, 6),
+			.node = col_text(st, 7), .class_id = col_text(st, 8),
 		};
 
 		fn(&info, arg);

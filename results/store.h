@@ -63,6 +63,7 @@ int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs
 
 struct kb_run_info {
 	const char *id, *label, *host, *started, *kernel;
+	const char *node, *class_id;	/* "" where the run did not record them */
 	int results, skipped;
 };
 

@@ -94,9 +94,10 @@ static bool machine_id_host(char out[64])
 Test(identity, host_option_then_environment_then_machine_id, .init = setup, .fini = teardown,
      .timeout = 120)
 {
+	static struct cli_result r;
 	struct utsname u;
 	char want[64];
-	cJSON *doc, *c;
+	cJSON *doc, *c, *list, *last;
 
 	cr_assert_eq(uname(&u), 0);
 	cr_assert_eq(setenv("KBENCH_HOST", "from-env", 1), 0);
@@ -121,6 +122,14 @@ Test(identity, host_option_then_environment_then_machine_id, .init = setup, .fin
 	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "cpus")), sysconf(_SC_NPROCESSORS_ONLN));
 	cr_expect_gt(cJSON_GetNumberValue(cJSON_GetObjectItem(c, "memory_gib")), 0);
 	cr_expect_not_null(strstr(class_of(doc), "cpu-"), "%s", class_of(doc));
+	/* kbench runs lists them too. */
+	run_cli(&r, "runs -J --db %s", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	list = cJSON_Parse(r.out);
+	last = cJSON_GetArrayItem(list, cJSON_GetArraySize(list) - 1);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(last, "node")), u.nodename);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(last, "class")), class_of(doc));
+	cJSON_Delete(list);
 	cJSON_Delete(doc);
 }
 
