@@ -4,7 +4,7 @@ BUILD := build
 
 # The Debian 12 packages `make run` needs: the build, libperf's source, the
 # BPF toolchain, the workload tools, gnuplot for the report.
-APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libcjson-dev \
+APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libpq-dev libcjson-dev \
 	libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
 	gnuplot-nox fonts-dejavu-core clang llvm libbpf-dev bpftool \
 	libmnl-dev iperf3 ethtool iproute2 hyperfine fio
@@ -18,7 +18,7 @@ APT_VM_PACKAGES := qemu-system-x86 busybox
 # OpenMetrics parser.
 APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev linux-perf \
 	flex bison bc libelf-dev dwarves libbenchmark-dev libbenchmark-tools python3-scipy \
-	python3-prometheus-client
+	python3-prometheus-client postgresql-15
 
 # libperf is not packaged in Debian 12: build it once from linux-source-6.12.
 LINUX_SRC_TAR := /usr/src/linux-source-6.12.tar.xz
@@ -52,7 +52,7 @@ KCONFIG_TREE := $(BUILD)/kernels/linux-6.12-kconfig
 KCONFIG_PARTS := Makefile '*Kconfig*' '*/Makefile*' 'scripts/*' 'arch/x86/configs/*' 'kernel/configs/*' \
 	'arch/x86/include/*' 'include/*'
 
-PKGS := libcjson sqlite3 libcrypto zlib gsl libbpf libmnl
+PKGS := libcjson sqlite3 libpq libcrypto zlib gsl libbpf libmnl
 CPPFLAGS := -D_GNU_SOURCE -DKB_SRCDIR='"$(CURDIR)"' -I$(BUILD) -I$(BUILD)/bpf \
 	-I$(LIBPERF_DIR)/usr/include \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -274,13 +274,14 @@ test: setup-test
 # runs each target that long; what it finds new stays in build/fuzz/corpus/T.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
-FUZZ_LIB_SRC := results/codec.c results/json.c results/run.c results/store.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
+FUZZ_LIB_SRC := results/codec.c results/json.c results/run.c results/store.c results/store_sqlite.c \
+	results/store_pg.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
 	workloads/import_gbench.c workloads/import_perf_bench.c results/formats.c results/format_csv.c \
 	results/format_openmetrics.c results/format_gbench.c \
 	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_LIBS := $(shell pkg-config --libs libcjson sqlite3 gsl 2>/dev/null) -lm
+FUZZ_LIBS := $(shell pkg-config --libs libcjson sqlite3 libpq gsl 2>/dev/null) -lm
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)

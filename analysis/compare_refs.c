@@ -24,13 +24,13 @@ static int load_history(const char *db, const struct kb_run *a, struct kb_series
 	char err[512];
 
 	*group = by == KB_BY_CLASS ? kb_run_class(a) : a->host;
-	if ((!db && access(path, F_OK) != 0) || !*group)
+	if ((!db && !kb_store_is_server(path) && access(path, F_OK) != 0) || !*group)
 		return 0;	/* (a run of no class has no class history) */
 	s = kb_store_open(path, false, err, sizeof(err));
 	if (!s || kb_series_load(s, NULL, by, *group, series, n, err, sizeof(err))) {
 		kb_err("compare: %s", err);
 		kb_store_close(s);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	kb_store_close(s);
 	return 0;

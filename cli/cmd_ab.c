@@ -193,7 +193,7 @@ int cmd_ab(int argc, char **argv)
 	store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err));
 	if (!store) {
 		kb_err("ab: %s", err);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	kb_undo_install_handlers();
 	for (long r = 0; r < cli.rounds && !rc; r++)

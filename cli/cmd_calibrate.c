@@ -430,7 +430,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true,
 						 err, sizeof(err)))) {
 		kb_err("%s", err);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	if ((rc = kb_suite_plan("calibrate", &cli.s))) {
 		kb_store_close(store);

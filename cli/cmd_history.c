@@ -211,7 +211,7 @@ int cmd_history(int argc, char **argv)
 		kb_err("history: %s", err);
 		kb_store_close(s);
 		kb_free_runs(since, nsince);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	rc = nothing_selected(s, &cli, nseries);
 	kb_store_close(s);

@@ -222,7 +222,7 @@ int cmd_import(int argc, char **argv)
 	if (cli.store &&
 	    !(s = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	if (!strcmp(argv[optind], "kbench")) {
 		rc = import_kbench(argv + optind + 1, argc - optind - 1, s);

@@ -198,6 +198,7 @@ int cmd_report(int argc, char **argv)
 	memset(&x, 0, sizeof(x));
 	r.db = cli.db ? cli.db : kb_store_default_path();
 	s = kb_store_open(r.db, false, err, sizeof(err));
+	rc = s ? KB_EXIT_USAGE : kb_store_open_exit();
 	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
 	    kb_series_load(s, cli.f.list, cli.by_class ? KB_BY_CLASS : KB_BY_HOST, NULL, &series,
 			   &nseries, err, sizeof(err))) {
@@ -205,7 +206,7 @@ int cmd_report(int argc, char **argv)
 		kb_store_close(s);
 		free(x.ids);
 		free(x.id_hosts);
-		return KB_EXIT_USAGE;
+		return rc;
 	}
 	kb_store_close(s);
 	pick_pair(&x);

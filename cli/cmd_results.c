@@ -187,7 +187,7 @@ int cmd_runs(int argc, char **argv)
 		return rc < 0 ? KB_EXIT_OK : rc;
 	s = open_readonly(cli.db);
 	if (!s)
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	rows.out = open_memstream(&text, &len);
 	if (!rows.out || (cli.json && !(rows.array = cJSON_CreateArray()))) {
 		kb_err("runs: out of memory");

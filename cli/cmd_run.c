@@ -132,7 +132,7 @@ int cmd_run(int argc, char **argv)
 				      sizeof(err));
 		if (!store) {
 			kb_err("%s", err);
-			return KB_EXIT_USAGE;
+			return kb_store_open_exit();
 		}
 	}
 	if ((rc = kb_suite_plan("run", &cli.s))) {

@@ -135,7 +135,7 @@ static int vm_run(int argc, char **argv)
 				      sizeof(err));
 		if (!store) {
 			kb_err("vm run: %s", err);
-			return KB_EXIT_USAGE;
+			return kb_store_open_exit();
 		}
 	}
 	kb_undo_install_handlers();

@@ -290,7 +290,7 @@ static int run(const char *name, const char *label, const char *db, bool store)
 		return rc;
 	if (store && !(s = kb_store_open(db ? db : kb_store_default_path(), true, err, sizeof(err)))) {
 		kb_err("%s", err);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	if (!strcmp(kind, "kbench")) {
 		rc = run_benchmarks(file, label, &r);

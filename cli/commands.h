@@ -18,6 +18,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
@@ -28,7 +29,7 @@ int cmd_restore(int argc, char **argv);
 extern const struct kb_cmd kb_cmd_list, kb_cmd_probe, kb_cmd_slabinfo, kb_cmd_napi,
 	kb_cmd_shaper, kb_cmd_run, kb_cmd_calibrate, kb_cmd_runs, kb_cmd_show, kb_cmd_export,
 	kb_cmd_compare, kb_cmd_workload, kb_cmd_import, kb_cmd_report, kb_cmd_kernel, kb_cmd_vm,
-	kb_cmd_ab, kb_cmd_history, kb_cmd_restore;
+	kb_cmd_ab, kb_cmd_history, kb_cmd_restore, kb_cmd_push;
 
 /*
  * The options of a `kbench run` that vm run or ab will start in a guest,

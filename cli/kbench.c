@@ -31,6 +31,7 @@ static const struct {
 	{ "compare", cmd_compare, "A/B verdicts per metric; exit 1 on a regression", &kb_cmd_compare },
 	{ "workload", cmd_workload, "run a workload (fio, hyperfine) and store its results", &kb_cmd_workload },
 	{ "import", cmd_import, "hyperfine, fio or iperf3 JSON, or exported runs, into the store", &kb_cmd_import },
+	{ "push", cmd_push, "copy runs between stores (SQLite files, PostgreSQL)", &kb_cmd_push },
 	{ "report", cmd_report, "gnuplot charts and a static HTML dashboard from the store", &kb_cmd_report },
 	{ "kernel", cmd_kernel, "which features a .config enables; configure and build a kernel tree", &kb_cmd_kernel },
 	{ "vm", cmd_vm, "run a kbench command inside a VM booted on a given kernel image", &kb_cmd_vm },

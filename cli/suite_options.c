@@ -114,7 +114,7 @@ int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
 	if (!cli->auto_samples)
 		return 0;
 	cli->opts.plan = &cli->plan;
-	if (access(path, F_OK))
+	if (!kb_store_is_server(path) && access(path, F_OK))
 		return 0;	/* nothing stored yet: every case keeps base */
 	st = kb_store_open(path, false, err, sizeof(err));
 	if (!st || kb_sample_plan_build(st, &(struct kb_plan_opts){
@@ -123,7 +123,7 @@ int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
 						.base = base, .baseline = cli->baseline },
 					&cli->plan, err, sizeof(err))) {
 		kb_err("%s: --auto-samples: %s", cmd, err);
-		rc = KB_EXIT_USAGE;
+		rc = st ? KB_EXIT_USAGE : kb_store_open_exit();
 	}
 	kb_store_close(st);
 	return rc;

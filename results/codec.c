@@ -347,3 +347,51 @@ int kb_load_from_json(const cJSON *o, struct kb_load *l, char *why, size_t size)
 		snprintf(l->top_other, sizeof(l->top_other), "%s", top->valuestring);
 	return 0;
 }
+
+int kb_result_columns_to_text(const struct kb_result *r, struct kb_result_columns *c)
+{
+	c->counters = kb_json_text(kb_counters_to_json(r));
+	c->facts = kb_json_text(kb_facts_to_json(r));
+	c->collectors = kb_json_text(kb_collectors_to_json(r));
+	c->load = r->has_load ? kb_json_text(kb_load_to_json(&r->load)) : NULL;
+	if (c->counters && c->facts && c->collectors && (c->load || !r->has_load))
+		return 0;
+	kb_result_columns_free(c);
+	return -1;
+}
+
+void kb_result_columns_free(struct kb_result_columns *c)
+{
+	free(c->counters);
+	free(c->facts);
+	free(c->collectors);
+	free(c->load);
+	memset(c, 0, sizeof(*c));
+}
+
+int kb_result_columns_from_text(struct kb_result *r, const char *counters, const char *facts,
+				const char *collectors, const char *load, char *why, size_t size)
+{
+	static const char *const name[] = { "counters", "facts", "collectors" };
+	const char *text[] = { counters, facts, collectors };
+	cJSON *o;
+	char ignored[128];
+
+	for (int i = 0; i < 3; i++) {
+		int bad;
+
+		o = cJSON_Parse(text[i]);
+		if (!o)
+			snprintf(why, size, "%s is not JSON", name[i]);
+		bad = !o || (i == 0 ? kb_counters_from_json(o, r, why, size)
+			     : i == 1 ? kb_facts_from_json(o, r, why, size)
+			     : kb_collectors_from_json(o, r, why, size));
+		cJSON_Delete(o);
+		if (bad)
+			return -1;
+	}
+	o = load ? cJSON_Parse(load) : NULL;
+	r->has_load = o && kb_load_from_json(o, &r->load, ignored, sizeof(ignored)) == 0;
+	cJSON_Delete(o);
+	return 0;
+}

@@ -54,4 +54,22 @@ cJSON *kb_load_to_json(const struct kb_load *l);
 /* 0, or -1 with why filled ("load.other_cpu_pct must be a number ..."). */
 int kb_load_from_json(const cJSON *o, struct kb_load *l, char *why, size_t size);
 
+/* A result's JSON text columns in a store; load NULL where it was not recorded. */
+struct kb_result_columns {
+	char *counters, *facts, *collectors, *load;
+};
+
+/* Fills c from r. 0, or -1 out of memory (c freed). */
+int kb_result_columns_to_text(const struct kb_result *r, struct kb_result_columns *c);
+void kb_result_columns_free(struct kb_result_columns *c);
+
+/*
+ * Reads a stored result's columns back onto r, held to the export's rules.
+ * A load that is NULL (stored before kbench recorded it) or does not read
+ * (an older shape) leaves r without one. 0, or -1 with why filled (a
+ * column this kbench did not write).
+ */
+int kb_result_columns_from_text(struct kb_result *r, const char *counters, const char *facts,
+				const char *collectors, const char *load, char *why, size_t size);
+
 #endif

@@ -246,7 +246,7 @@ int kb_select_runs_like(const char *cmd, const char *db, const char *ref, bool p
 	s = kb_store_open(db ? db : kb_store_default_path(), false, err, sizeof(err));
 	if (!s) {
 		kb_err("%s: %s", cmd, err);
-		return KB_EXIT_USAGE;
+		return kb_store_open_exit();
 	}
 	rc = like ? resolve_like(cmd, s, like, like_id, sizeof(like_id)) : 0;
 	range = rc ? 0 : parse_range(cmd, ref, &from, &to);

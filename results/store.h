@@ -1,8 +1,9 @@
 /*
- * The SQLite results store: runs, results, raw samples (warm-up ones
- * flagged), skipped entries. A run is written in one transaction, so an
- * interrupted or failed write leaves no half-written run, and no write ever
- * touches an earlier run.
+ * The results store: runs, results, raw samples (warm-up ones flagged),
+ * skipped entries, in an SQLite file (the default) or a PostgreSQL
+ * database (a postgresql:// URI: one store for a fleet of machines). A
+ * run is written in one transaction, so an interrupted or failed write
+ * leaves no half-written run, and no write ever touches an earlier run.
  */
 #ifndef KB_STORE_H
 #define KB_STORE_H
@@ -17,15 +18,26 @@ struct kb_store;
 /* The default database: $KBENCH_DB, else results/kbench.db in the source tree or the installed state directory (lib/paths.h). */
 const char *kb_store_default_path(void);
 
+/* Whether path names a database server (postgresql://... or postgres://...), not a file. */
+bool kb_store_is_server(const char *path);
+
 /*
- * Opens path. create: make the file and schema when missing or empty
- * (kbench run), and use WAL so readers never block the writer; any other
- * database, or a store this user may not write, is refused without a write. Otherwise a missing file is an error,
- * and the store is opened to read only (a hot journal or WAL a killed
- * writer left is still recovered). Checks the file really is a kbench
- * store. NULL with err filled on failure.
+ * Opens path. create: make the file (or the server database's tables) and
+ * schema when missing or empty (kbench run), and for a file use WAL so
+ * readers never block the writer; any other database, or a store this
+ * user may not write, is refused without a write. Otherwise a missing
+ * file is an error, and the store is opened to read only (a hot journal
+ * or WAL a killed writer left is still recovered). Checks the database
+ * really is a kbench store. NULL with err filled on failure.
  */
 struct kb_store *kb_store_open(const char *path, bool create, char *err, size_t size);
+
+/*
+ * The exit code for the last kb_store_open that failed: KB_EXIT_ENV when
+ * a server could not be reached, KB_EXIT_USAGE otherwise (no such file,
+ * not a kbench database).
+ */
+int kb_store_open_exit(void);
 void kb_store_close(struct kb_store *s);
 
 /*
@@ -114,5 +126,8 @@ int kb_store_nth_latest(struct kb_store *s, enum kb_scope by, const char *key, c
  */
 int kb_store_nth_like(struct kb_store *s, enum kb_scope by, const char *like_id,
 		      const char *label, long n, char *id, size_t idsize, char *err, size_t size);
+
+/* Appends a copy of id to the list *ids (*n of them). 0, or -1 out of memory (*ids kept). */
+int kb_store_add_id(char ***ids, size_t *n, const char *id);
 
 #endif
