@@ -84,7 +84,7 @@ int kb_series_load(struct kb_store *s, const char *filter, enum kb_scope by, con
 		   struct kb_series **out, size_t *n, char *err, size_t size)
 {
 	struct loader l = { filter, group, NULL, 0, 0, false };
-	int rc = kb_store_each_result(s, by, add_row, &l, err, size);
+	int rc = kb_store_each_result(s, by, group, add_row, &l, err, size);
 
 	if (!rc && l.nomem) {
 		snprintf(err, size, "out of memory loading the history");

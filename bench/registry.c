@@ -14,6 +14,7 @@ extern const struct kb_bench kb_net_shaper[];
 extern const struct kb_bench kb_net_shaper_api[];
 extern const struct kb_bench kb_net_shaper_queue[];
 extern const struct kb_bench kb_analysis[];
+extern const struct kb_bench kb_results_store[];
 extern const struct kb_bench kb_harness_fidelity[];
 
 const struct kb_family kb_families[] = {
@@ -28,6 +29,7 @@ const struct kb_family kb_families[] = {
 	{ "net/shaper/api", kb_net_shaper_api, KB_NEED_NET },
 	{ "net/shaper/queue_rate", kb_net_shaper_queue, KB_NEED_NET },
 	{ "analysis", kb_analysis, 0 },
+	{ "results/store", kb_results_store, 0 },
 	{ "harness", kb_harness_fidelity, 0 },
 	{ NULL, NULL, 0 },
 };

@@ -104,7 +104,7 @@ int kb_sample_plan_build(struct kb_store *st, const struct kb_plan_opts *o,
 			     .z = gsl_cdf_ugaussian_Qinv((o->alpha > 0.0 ? o->alpha : KB_PLAN_ALPHA) / 2.0) };
 
 	memset(plan, 0, sizeof(*plan));
-	if (kb_store_each_result(st, o->by, take_row, &b, err, size))
+	if (kb_store_each_result(st, o->by, o->group, take_row, &b, err, size))
 		return -1;
 	if (!b.err)
 		flush(&b);

@@ -121,11 +121,11 @@ int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *
 	return s->ops->list_runs(s, fn, arg, err, size);
 }
 
-int kb_store_each_result(struct kb_store *s, enum kb_scope by,
+int kb_store_each_result(struct kb_store *s, enum kb_scope by, const char *only,
 			 int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
 			 size_t size)
 {
-	return s->ops->each_result(s, by, fn, arg, err, size);
+	return s->ops->each_result(s, by, only, fn, arg, err, size);
 }
 
 int kb_store_nth_latest(struct kb_store *s, enum kb_scope by, const char *key, const char *label,

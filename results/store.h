@@ -101,12 +101,12 @@ struct kb_result_row {
 };
 
 /*
- * Calls fn for every stored result, ordered by group (host, or class with
- * KB_BY_CLASS), benchmark, params and metric, then by run start: each
- * metric's series over time, per host or per class. fn returns non-zero
- * to stop. 0 or -1 with err.
+ * Calls fn for every stored result of group only (NULL: of every group),
+ * ordered by group (host, or class with KB_BY_CLASS), benchmark, params
+ * and metric, then by run start: each metric's series over time, per host
+ * or per class. fn returns non-zero to stop. 0 or -1 with err.
  */
-int kb_store_each_result(struct kb_store *s, enum kb_scope by,
+int kb_store_each_result(struct kb_store *s, enum kb_scope by, const char *only,
 			 int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
 			 size_t size);
 

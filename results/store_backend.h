@@ -33,7 +33,7 @@ struct kb_store_ops {
 			   char (*ids)[128], size_t max, size_t *n, char *err, size_t size);
 	int (*list_runs)(struct kb_store *s, void (*fn)(const struct kb_run_info *, void *),
 			 void *arg, char *err, size_t size);
-	int (*each_result)(struct kb_store *s, enum kb_scope by,
+	int (*each_result)(struct kb_store *s, enum kb_scope by, const char *only,
 			   int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
 			   size_t size);
 	int (*nth_latest)(struct kb_store *s, enum kb_scope by, const char *key, const char *label,

@@ -539,14 +539,14 @@ static const char *group_sql(enum kb_scope by)
  * Every result with its measured samples, streamed row by row (a fleet's
  * store holds millions): one query, ordered as the callers need.
  */
-static int pg_each_result(struct kb_store *b, enum kb_scope by,
+static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only,
 			  int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
 			  size_t size)
 {
 	struct pg_store *s = pg(b);
 	double *v = NULL;
 	size_t nv = 0, cap = 0;
-	char sql[1024];
+	char sql[2048];
 	PGresult *r;
 	int rc = 0;
 	bool stop = false;
@@ -557,10 +557,13 @@ static int pg_each_result(struct kb_store *b, enum kb_scope by,
 		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp,"
 		 " (SELECT coalesce(array_agg(value ORDER BY seq), '{}') FROM samples"
 		 "  WHERE result_id = res.id AND warmup = 0)"
-		 " FROM results res JOIN runs r ON r.id = res.run_id"
+		 " FROM results res JOIN runs r ON r.id = res.run_id%s%s%s"
 		 " ORDER BY grp, res.benchmark, res.params, res.metric, r.started, r.id, res.id",
-		 group_sql(by));
-	if (!PQsendQuery(s->c, sql) || !PQsetSingleRowMode(s->c))
+		 group_sql(by), only ? " WHERE " : "", only ? group_sql(by) : "",
+		 only ? " = $1" : "");
+	if (!(only ? PQsendQueryParams(s->c, sql, 1, NULL, (const char *const[]){ only }, NULL,
+				       NULL, 0)
+		   : PQsendQuery(s->c, sql)) || !PQsetSingleRowMode(s->c))
 		return pg_fail(s, "reading results", NULL, err, size);
 	while ((r = PQgetResult(s->c))) {
 		if (PQresultStatus(r) == PGRES_SINGLE_TUPLE && !stop && !rc) {

@@ -615,9 +615,9 @@ static const char *group_sql(enum kb_scope by)
 	return by == KB_BY_CLASS ? "json_extract(r.environment, '$.machine_class.id')" : "r.host";
 }
 
-static int sqlite_each_result(struct kb_store *b, enum kb_scope by,
-			 int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
-			 size_t size)
+static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *only,
+			      int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
+			      size_t size)
 {
 	struct sqlite_store *s = sq(b);
 	sqlite3_stmt *st, *samples;
@@ -630,13 +630,15 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by,
 		 "SELECT res.id, r.id, r.label, r.host, r.started,"
 		 " json_extract(r.environment, '$.kernel_release'),"
 		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp"
-		 " FROM results res JOIN runs r ON r.id = res.run_id"
+		 " FROM results res JOIN runs r ON r.id = res.run_id%s"
 		 " ORDER BY grp, res.benchmark, res.params, res.metric,"
-		 " r.started, r.id, res.id", group_sql(by));
+		 " r.started, r.id, res.id", group_sql(by), only ? " WHERE grp = ?1" : "");
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return db_fail(s, "reading results", err, size);
+	if (only)
+		sqlite3_bind_text(st, 1, only, -1, SQLITE_STATIC);
 	rc = sqlite3_prepare_v2(s->db, "SELECT value FROM samples WHERE result_id=? AND warmup=0"
 				" ORDER BY seq", -1, &samples, NULL);
 	if (rc != SQLITE_OK) {

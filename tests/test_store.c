@@ -1,5 +1,9 @@
-/* Runs round-trip through the SQLite store and the JSON export, every sample exact. */
+/*
+ * Runs round-trip through the store (SQLite, and PostgreSQL on a throwaway
+ * server) and the JSON export, every sample exact.
+ */
 #include "helpers.h"
+#include "pg_server.h"
 #include "../results/json.h"
 #include "../results/store.h"
 
@@ -78,14 +82,13 @@ static void assert_same_run(const struct kb_run *a, const struct kb_run *b)
 		cr_assert_str_eq(a->skipped[i].reason, b->skipped[i].reason);
 }
 
-Test(store, save_load_and_json_round_trip_every_sample)
+/* Saves, loads, exports and reads back through the store db (a file or a URI) with JSON in dir. */
+static void round_trip(const char *db, const char *dir)
 {
-	char dir[256], db[300], json[300], err[512];
+	char json[300], err[512];
 	struct kb_run run, loaded, parsed;
 	struct kb_store *s;
 
-	make_tmpdir(dir, sizeof(dir));
-	snprintf(db, sizeof(db), "%s/k.db", dir);
 	snprintf(json, sizeof(json), "%s/run.json", dir);
 	make_run(&run);
 	s = kb_store_open(db, true, err, sizeof(err));
@@ -130,8 +133,40 @@ Test(store, save_load_and_json_round_trip_every_sample)
 	kb_store_close(s);
 	kb_run_free(&run);
 	kb_run_free(&parsed);
-	unlink_store(db);
 	unlink(json);
+}
+
+Test(store, save_load_and_json_round_trip_every_sample)
+{
+	char dir[256], db[300];
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/k.db", dir);
+	round_trip(db, dir);
+	unlink_store(db);
+	rmdir(dir);
+}
+
+static struct pg_server server;
+
+static void server_up(void)
+{
+	pg_server_start(&server);
+}
+
+static void server_down(void)
+{
+	pg_server_stop(&server);
+}
+
+/* The same promises of the PostgreSQL store, on a real server. */
+Test(store, save_load_and_json_round_trip_every_sample_on_postgresql, .init = server_up,
+     .fini = server_down, .timeout = 120)
+{
+	char dir[256];
+
+	make_tmpdir(dir, sizeof(dir));
+	round_trip(server.uri, dir);
 	rmdir(dir);
 }
 

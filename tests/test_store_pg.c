@@ -307,3 +307,42 @@ Test(store_pg, two_hosts_one_server_one_dashboard_and_a_nightly, .init = up, .fi
 	snprintf(path, sizeof(path), "%s/night/index.html", dir);
 	cr_expect_eq(access(path, F_OK), 0, "no dashboard from the server");
 }
+
+/*
+ * The store's own benchmarks measure both backends: runs stored per second
+ * and a history read of 100 runs x 100 metrics (100 series, 10,000 points),
+ * each with a figure; without KBENCH_BENCH_PG the PostgreSQL cases are
+ * skipped saying how to give them one.
+ */
+Test(store_pg, the_store_benchmarks_measure_both_backends, .init = up, .fini = down,
+     .timeout = 300)
+{
+	static struct cli_result r;
+	cJSON *doc, *res;
+	int seen = 0;
+
+	cr_assert_eq(setenv("KBENCH_BENCH_PG", server.uri, 1), 0);
+	run_cli(&r, "run -f 'results/store/*' -r 2 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results")) {
+		cJSON *samples = cJSON_GetObjectItem(res, "samples");
+		cJSON *facts = cJSON_GetObjectItem(res, "facts");
+		const char *b = cJSON_GetStringValue(cJSON_GetObjectItem(res, "benchmark"));
+
+		cr_expect_gt(cJSON_GetArrayItem(samples, 0)->valuedouble, 0.0, "%s", b);
+		if (!strcmp(b, "results/store/history")) {
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "series")), "100");
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "points")), "10000");
+		}
+		seen++;
+	}
+	cr_expect_eq(seen, 4, "2 benchmarks x 2 backends: %.600s", r.out);
+	cJSON_Delete(doc);
+	unsetenv("KBENCH_BENCH_PG");
+	run_cli(&r, "run -f results/store/save -r 2 -q --no-store");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.out, "no PostgreSQL database to measure: set KBENCH_BENCH_PG"),
+			   "%s", r.out);
+}

@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				kb_run_free(&run);
 			}
 		}
-		kb_store_each_result(s, KB_BY_CLASS, each, NULL, err, sizeof(err));
+		kb_store_each_result(s, KB_BY_CLASS, NULL, each, NULL, err, sizeof(err));
 	}
 	free(ids.id);
 	kb_store_close(s);
