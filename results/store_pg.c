@@ -54,11 +54,11 @@ static int pg_fail(struct pg_store *s, const char *what, const PGresult *r, char
 {
 	const char *msg = r && PQresultErrorMessage((PGresult *)r)[0]
 				  ? PQresultErrorMessage((PGresult *)r) : PQerrorMessage(s->c);
-	char line[512];
+	char line[512], safe[512];
 
 	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg, "\n"), msg);
-	kb_sanitize_line(line, line, sizeof(line));
-	snprintf(err, size, "%s: %s: %s", s->base.path, what, line);
+	snprintf(err, size, "%s: %s: %s", s->base.path, what,
+		 kb_sanitize_line(line, safe, sizeof(safe)));
 	return -1;
 }
 
@@ -88,22 +88,38 @@ static int exec(struct pg_store *s, const char *what, const char *sql, int n,
 	return r ? 0 : -1;
 }
 
-/* The URI with a password in it replaced by ***: what errors and kbench say. */
+/* Appends text to out (n used of size), never past its end. */
+static size_t put(char *out, size_t n, size_t size, const char *text, size_t len)
+{
+	size_t room = n + 1 < size ? size - 1 - n : 0;
+
+	len = len < room ? len : room;
+	memcpy(out + n, text, len);
+	out[n + len] = '\0';
+	return n + len;
+}
+
+/*
+ * The URI with its password (user:PASSWORD@ or password=...) shown as ***:
+ * what errors and kbench print.
+ */
 static void redact(const char *uri, char *out, size_t size)
 {
 	const char *scheme = strstr(uri, "://"), *at = scheme ? strchr(scheme + 3, '@') : NULL;
 	const char *colon = at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
-	const char *pw = strstr(uri, "password=");
+	size_t n = 0;
 
-	if (colon)
-		snprintf(out, size, "%.*s:***%s", (int)(colon - uri), uri, at);
-	else
-		snprintf(out, size, "%s", uri);
-	if (pw && (pw = strstr(out, "password="))) {
-		size_t end = strcspn(pw, "&");
-
-		memmove((char *)pw + 12, pw + end, strlen(pw + end) + 1);
-		memcpy((char *)pw + 9, "***", 3);
+	out[0] = '\0';
+	for (const char *p = uri; *p;) {
+		if (p == colon) {
+			n = put(out, n, size, ":***", 4);
+			p = at;
+		} else if (!strncmp(p, "password=", 9) && p > uri && (p[-1] == '?' || p[-1] == '&')) {
+			n = put(out, n, size, "password=***", 12);
+			p += strcspn(p, "&");
+		} else {
+			n = put(out, n, size, p++, 1);
+		}
 	}
 }
 

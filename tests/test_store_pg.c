@@ -242,6 +242,10 @@ Test(store_pg, bad_servers_and_databases_are_one_line, .init = up, .fini = down,
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
 	cr_expect_null(strstr(r.err, "s3cret"), "the password was printed: %s", r.err);
 	cr_expect_not_null(strstr(r.err, "kbench:***@"), "%s", r.err);
+	run_cli(&r, "runs --db 'postgresql:///kb?host=%s/none&password=hunter2&user=postgres'", dir);
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	cr_expect_null(strstr(r.err, "hunter2"), "the password was printed: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "password=***&user=postgres"), "%s", r.err);
 	run_cli(&r, "run -f harness/fidelity -r 2 -q --db 'postgresql:///kb?host=%s/none&user=postgres'",
 		dir);
 	cr_expect_eq(r.status, 3, "%s", r.err);
