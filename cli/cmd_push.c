@@ -80,10 +80,10 @@ static int ids_to_push(struct kb_store *from, char **refs, int nrefs, struct id_
 		return l->nomem ? KB_EXIT_ENV : 0;
 	}
 	for (int i = 0; i < nrefs; i++) {
-		struct kb_run *runs;
-		size_t n;
+		char **ids = NULL;
+		size_t n = 0;
 
-		if (kb_store_load_runs(from, refs[i], &runs, &n, err, sizeof(err))) {
+		if (kb_store_match_ids(from, refs[i], &ids, &n, err, sizeof(err))) {
 			kb_err("push: %s", err);
 			return KB_EXIT_USAGE;
 		}
@@ -91,11 +91,11 @@ static int ids_to_push(struct kb_store *from, char **refs, int nrefs, struct id_
 			kb_err("push: no run with id or label '%s' in %s", refs[i], kb_store_path(from));
 			return KB_EXIT_USAGE;
 		}
-		for (size_t k = 0; k < n; k++)
-			l->nomem = l->nomem || kb_store_add_id(&l->ids, &l->n, runs[k].id);
-		for (size_t k = 0; k < n; k++)
-			kb_run_free(&runs[k]);
-		free(runs);
+		for (size_t k = 0; k < n; k++) {
+			l->nomem = l->nomem || kb_store_add_id(&l->ids, &l->n, ids[k]);
+			free(ids[k]);
+		}
+		free(ids);
 	}
 	return l->nomem ? KB_EXIT_ENV : 0;
 }

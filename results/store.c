@@ -76,12 +76,18 @@ int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run, ch
 	return s->ops->load_run(s, id, run, err, size);
 }
 
+int kb_store_match_ids(struct kb_store *s, const char *ref, char ***ids, size_t *n, char *err,
+		       size_t size)
+{
+	return s->ops->match_ids(s, ref, ids, n, err, size);
+}
+
 int kb_store_load_runs(struct kb_store *s, const char *ref, struct kb_run **runs, size_t *n,
 		       char *err, size_t size)
 {
 	char **ids = NULL;
 	size_t nids = 0;
-	int rc = s->ops->match_ids(s, ref, &ids, &nids, err, size);
+	int rc = kb_store_match_ids(s, ref, &ids, &nids, err, size);
 
 	*runs = NULL;
 	*n = 0;

@@ -67,6 +67,13 @@ int kb_store_load_run(struct kb_store *s, const char *id, struct kb_run *run,
 		      char *err, size_t size);
 
 /*
+ * The ids (malloc'd, *n of them) of the run whose id is ref, or else of
+ * every run labelled ref, oldest first. 0 or -1 with err.
+ */
+int kb_store_match_ids(struct kb_store *s, const char *ref, char ***ids, size_t *n, char *err,
+		       size_t size);
+
+/*
  * Loads the run whose id is ref, or else every run labelled ref, oldest
  * first (pooled comparisons). *n = 0 when nothing matches. 0 or -1 with err.
  */
