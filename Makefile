@@ -263,7 +263,7 @@ test: setup-test
 	@$(MAKE) --no-print-directory all $(BUILD)/san/kbench $(BUILD)/san/kbench-tests $(GUEST_PROGRAMS)
 	@$(MAKE) -s --no-print-directory $(NSIM_KERNEL)/bzImage
 	@$(MAKE) -s --no-print-directory fuzz-replay
-	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench \
+	KBENCH_BIN=$(CURDIR)/$(BUILD)/san/kbench KBENCH_RELEASE_BIN=$(CURDIR)/$(BUILD)/kbench \
 	KBENCH_TEST_NSIM_KERNEL=$${KBENCH_TEST_NSIM_KERNEL:-$(CURDIR)/$(NSIM_KERNEL)/bzImage} \
 	$(BUILD)/san/kbench-tests --jobs=1
 

@@ -19,6 +19,13 @@ const char *kbench_bin(void)
 	return bin && *bin ? bin : "build/kbench";
 }
 
+static const char *release_bin(void)
+{
+	const char *bin = getenv("KBENCH_RELEASE_BIN");
+
+	return bin && *bin ? bin : "build/kbench";
+}
+
 /*
  * Copies text (len bytes, NULL when the file was unreadable) into buf and
  * frees it; false, with why, when it is missing or does not fit.
@@ -38,22 +45,19 @@ static bool keep(char *text, size_t len, char *buf, size_t size, char *why, size
 	return ok;
 }
 
-void run_cli(struct cli_result *r, const char *fmt, ...)
+static void run_bin(const char *bin, struct cli_result *r, const char *fmt, va_list ap)
 {
 	char dir[256], args[4096], cmd[8192], out[300], err[300], *text_out, *text_err;
 	char why_out[128], why_err[128];
 	size_t len_out = 0, len_err = 0;
 	bool ok_out, ok_err;
-	va_list ap;
 	int st;
 
 	make_tmpdir(dir, sizeof(dir));
-	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(err, sizeof(err), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "%s %s </dev/null >%s 2>%s", kbench_bin(), args, out, err);
+	snprintf(cmd, sizeof(cmd), "%s %s </dev/null >%s 2>%s", bin, args, out, err);
 	st = system(cmd);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	text_out = kb_read_file(out, &len_out);
@@ -66,6 +70,24 @@ void run_cli(struct cli_result *r, const char *fmt, ...)
 	ok_err = keep(text_err, len_err, r->err, sizeof(r->err), why_err, sizeof(why_err));
 	cr_assert(ok_out, "kbench %.200s: its stdout %s", args, why_out);
 	cr_assert(ok_err, "kbench %.200s: its stderr %s", args, why_err);
+}
+
+void run_cli(struct cli_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	run_bin(kbench_bin(), r, fmt, ap);
+	va_end(ap);
+}
+
+void run_release(struct cli_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	run_bin(release_bin(), r, fmt, ap);
+	va_end(ap);
 }
 
 void make_tmpdir(char *path, size_t size)

@@ -17,6 +17,14 @@ struct cli_result {
  */
 void run_cli(struct cli_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The same with "$KBENCH_RELEASE_BIN" (default build/kbench), the build
+ * users measure with: for tests of measured figures across runs, where the
+ * sanitizers' own costs (ASan's shadow memory makes a fork 2-4x dearer, and
+ * that cost moves between runs) would be what is measured.
+ */
+void run_release(struct cli_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A fresh directory under /tmp; path is static storage per call site. */
 void make_tmpdir(char *path, size_t size);
 
