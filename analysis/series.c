@@ -54,10 +54,9 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	struct loader *l = arg;
 	struct kb_series *s;
 	struct kb_point *p, *bigger;
-	struct kb_summary sum;
 
 	if (!kb_filter_match(l->filter, r->benchmark) || !r->group ||
-	    (l->host && strcmp(l->host, r->group)) || !r->nsamples)
+	    (l->host && strcmp(l->host, r->group)) || !r->level.n)
 		return 0;
 	s = series_for(l, r);
 	bigger = s ? realloc(s->points, (s->n + 1) * sizeof(*bigger)) : NULL;
@@ -72,11 +71,10 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	snprintf(p->label, sizeof(p->label), "%s", r->label);
 	snprintf(p->started, sizeof(p->started), "%s", r->started);
 	snprintf(p->kernel, sizeof(p->kernel), "%s", r->kernel);
-	kb_summarize(r->samples, r->nsamples, &sum);
-	p->median = sum.median;
-	p->ci_lo = sum.ci_lo;
-	p->ci_hi = sum.ci_hi;
-	p->n = sum.n;
+	p->median = r->level.median;
+	p->ci_lo = r->level.ci_lo;
+	p->ci_hi = r->level.ci_hi;
+	p->n = r->level.n;
 	return 0;
 }
 

@@ -77,7 +77,7 @@ static int take_row(const struct kb_result_row *r, void *arg)
 	struct builder *b = arg;
 	double spread;
 
-	if (!r->group || strcmp(r->group, b->group) || !r->nsamples)
+	if (!r->group || strcmp(r->group, b->group) || !r->level.n)
 		return 0;
 	if (strcmp(r->benchmark, b->benchmark) || strcmp(r->params, b->params)) {
 		flush(b);
@@ -88,7 +88,7 @@ static int take_row(const struct kb_result_row *r, void *arg)
 		b->nrecent = b->seen = 0;
 	}
 	/* A ring of the newest KB_PLAN_RECENT spreads (none for a level of 0 that moves). */
-	spread = kb_robust_spread(r->samples, r->nsamples);
+	spread = r->level.spread;
 	if (isnan(spread))
 		return 0;
 	b->recent[b->seen++ % KB_PLAN_RECENT] = spread;

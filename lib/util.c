@@ -179,8 +179,8 @@ uint64_t kb_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Length of the valid UTF-8 sequence at s (not overlong, no surrogate), or 0. */
-static size_t utf8_len(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at s (not overlong, no surrogate), or 0; its code point. */
+static size_t utf8_decode(const unsigned char *s, unsigned *code)
 {
 	unsigned cp;
 	size_t n;
@@ -201,8 +201,33 @@ static size_t utf8_len(const unsigned char *s)
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	*code = cp;
+	return n;
+}
+
+/* The length of a multi-byte character that prints as itself at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned cp = 0;
+	size_t n = utf8_decode(s, &cp);
+
 	/* U+0080..U+009F are the C1 controls (CSI among them): escaped too. */
 	return cp >= 0x80 && cp <= 0x9f ? 0 : n;
+}
+
+bool kb_utf8_valid(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	unsigned cp;
+
+	while (*s) {
+		size_t n = *s < 0x80 ? 1 : utf8_decode(s, &cp);
+
+		if (!n)
+			return false;
+		s += n;
+	}
+	return true;
 }
 
 size_t kb_escape_char(const char *at, char out[KB_ESCAPED_MAX], size_t *used)

@@ -69,6 +69,9 @@ int kb_allowed_cpus(int *cpus, int max);
  */
 char *kb_sanitize_line(const char *in, char *buf, size_t size);
 
+/* Whether text is valid UTF-8 (no overlong form, no surrogate). */
+bool kb_utf8_valid(const char *text);
+
 /*
  * One character of untrusted text as kb_sanitize_line writes it, for other
  * escapers to build on: into out (no NUL), its length returned, *used set to

@@ -9,6 +9,7 @@
 #define KB_STORE_H
 
 #include "run.h"
+#include "summary.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,14 +98,13 @@ int kb_store_list_runs(struct kb_store *s, void (*fn)(const struct kb_run_info *
  */
 enum kb_scope { KB_BY_HOST, KB_BY_CLASS };
 
-/* One stored result with its measured samples (warm-up ones left out). */
+/* One stored result with the level of its measured samples (warm-up ones left out). */
 struct kb_result_row {
 	const char *run_id, *label, *host, *started, *kernel;
 	const char *group;	/* the host, or the class (NULL: none) when grouped by class */
 	const char *benchmark, *params, *metric, *unit;
 	enum kb_direction direction;
-	const double *samples;
-	size_t nsamples;
+	struct kb_level level;	/* stored with the run; from the samples for older rows */
 };
 
 /*

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <libpq-fe.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 struct pg_store {
 	struct kb_store base;
 	PGconn *c;
+	bool has_level;		/* results' level columns exist (added by migrate) */
 };
 
 static struct pg_store *pg(struct kb_store *s)
@@ -40,7 +42,8 @@ static const char schema_sql[] =
 	"CREATE TABLE results(id bigserial PRIMARY KEY, run_id text NOT NULL REFERENCES runs(id),"
 	" seq integer NOT NULL, benchmark text NOT NULL, params text NOT NULL, metric text NOT NULL,"
 	" unit text NOT NULL, direction text NOT NULL, counters text NOT NULL, facts text NOT NULL,"
-	" collectors text NOT NULL, load text);"
+	" collectors text NOT NULL, load text, n bigint, median double precision,"
+	" ci_lo double precision, ci_hi double precision, spread double precision);"
 	"CREATE INDEX results_by_run ON results(run_id, seq);"
 	"CREATE INDEX results_by_metric ON results(benchmark, params, metric);"
 	"CREATE TABLE samples(result_id bigint NOT NULL REFERENCES results(id),"
@@ -165,6 +168,168 @@ static int check_schema(struct pg_store *s, char *err, size_t size)
 	return ok ? 0 : -1;
 }
 
+/* Sends len bytes of COPY text through sql (a COPY ... FROM STDIN). */
+static int copy_in(struct pg_store *s, const char *what, const char *sql, const char *text,
+		   size_t len, char *err, size_t size)
+{
+	PGresult *r = PQexec(s->c, sql);
+	int rc = PQresultStatus(r) == PGRES_COPY_IN ? 0 : pg_fail(s, what, r, err, size);
+
+	PQclear(r);
+	if (!rc && len > 0 && PQputCopyData(s->c, text, (int)len) != 1)
+		rc = pg_fail(s, what, NULL, err, size);
+	if (PQputCopyEnd(s->c, rc ? "kbench stopped" : NULL) != 1 && !rc)
+		rc = pg_fail(s, what, NULL, err, size);
+	r = PQgetResult(s->c);
+	if (!rc && PQresultStatus(r) != PGRES_COMMAND_OK)
+		rc = pg_fail(s, what, r, err, size);
+	PQclear(r);
+	while ((r = PQgetResult(s->c)))
+		PQclear(r);
+	return rc;
+}
+
+/* Whether results has its level columns (a store made before them has not). */
+static int level_columns(struct pg_store *s, bool *has, char *err, size_t size)
+{
+	PGresult *r = query(s, "reading the tables",
+			    "SELECT count(*) FROM information_schema.columns WHERE table_schema ="
+			    " current_schema() AND table_name = 'results' AND column_name = 'spread'",
+			    0, NULL, err, size);
+
+	if (!r)
+		return -1;
+	*has = strcmp(PQgetvalue(r, 0, 0), "0") != 0;
+	PQclear(r);
+	return 0;
+}
+
+/* "{1.5,2.25}" (an array_agg of doubles) into *v (*n values; *cap grows). 0, or -1. */
+static int parse_array(const char *text, double **v, size_t *n, size_t *cap)
+{
+	const char *p = text + (*text == '{');
+
+	*n = 0;
+	while (*p && *p != '}') {
+		char *end;
+		double x = strtod(p, &end);
+
+		if (end == p)
+			return -1;
+		if (*n == *cap) {
+			size_t grown = *cap ? 2 * *cap : 64;
+			double *bigger = realloc(*v, grown * sizeof(*bigger));
+
+			if (!bigger)
+				return -1;
+			*v = bigger;
+			*cap = grown;
+		}
+		(*v)[(*n)++] = x;
+		p = end + (*end == ',');
+	}
+	return 0;
+}
+
+/* "n\tmedian\tci_lo\tci_hi\tspread" as COPY text, NAN as NULL (\N). */
+static void put_level(FILE *f, const struct kb_level *l)
+{
+	const double v[] = { l->median, l->ci_lo, l->ci_hi, l->spread };
+
+	fprintf(f, "%zu", l->n);
+	for (int i = 0; i < 4; i++)
+		if (isnan(v[i]))
+			fputs("\t\\N", f);
+		else
+			fprintf(f, "\t%.17g", v[i]);
+}
+
+/*
+ * Each stored result's level from its measured samples, through a
+ * temporary table filled by one COPY and one UPDATE from it.
+ */
+static int fill_levels(struct pg_store *s, char *err, size_t size)
+{
+	PGresult *r = query(s, "adding the results' levels",
+			    "SELECT id, (SELECT coalesce(array_agg(value ORDER BY seq), '{}')"
+			    " FROM samples WHERE result_id = results.id AND warmup = 0)"
+			    " FROM results WHERE n IS NULL", 0, NULL, err, size);
+	char *text = NULL;
+	size_t len = 0, nv = 0, cap = 0;
+	double *v = NULL;
+	FILE *f = r ? open_memstream(&text, &len) : NULL;
+	int rc = f ? 0 : -1;
+
+	for (int i = 0; f && !rc && i < PQntuples(r); i++) {
+		struct kb_level l;
+
+		rc = parse_array(PQgetvalue(r, i, 1), &v, &nv, &cap);
+		kb_level_of(v, nv, &l);
+		fprintf(f, "%s\t", PQgetvalue(r, i, 0));
+		put_level(f, &l);
+		fputc('\n', f);
+	}
+	if (f && fclose(f))
+		rc = -1;
+	PQclear(r);
+	free(v);
+	if (rc && r)
+		snprintf(err, size, "%s: adding the results' levels: out of memory", s->base.path);
+	if (!rc)
+		rc = exec(s, "adding the results' levels",
+			  "CREATE TEMPORARY TABLE kbench_levels(id bigint, n bigint, median double"
+			  " precision, ci_lo double precision, ci_hi double precision, spread double"
+			  " precision) ON COMMIT DROP", 0, NULL, err, size);
+	if (!rc)
+		rc = copy_in(s, "adding the results' levels",
+			     "COPY kbench_levels FROM STDIN", text, len, err, size);
+	if (!rc)
+		rc = exec(s, "adding the results' levels",
+			  "UPDATE results SET n = l.n, median = l.median, ci_lo = l.ci_lo,"
+			  " ci_hi = l.ci_hi, spread = l.spread FROM kbench_levels l"
+			  " WHERE results.id = l.id", 0, NULL, err, size);
+	free(text);
+	return rc;
+}
+
+/*
+ * Migration: each result's level (struct kb_level) came after the first
+ * stores. A writer adds the columns and fills them from the samples of
+ * the results already stored, in one transaction under the writers' lock;
+ * readers of a store not migrated yet, or of rows an older kbench wrote,
+ * work the level out from the samples.
+ */
+static int migrate(struct pg_store *s, bool write, char *err, size_t size)
+{
+	int rc;
+
+	if (level_columns(s, &s->has_level, err, size))
+		return -1;
+	if (s->has_level || !write)
+		return 0;
+	rc = exec(s, "cannot write", "BEGIN", 0, NULL, err, size);
+	if (!rc)
+		rc = exec(s, "cannot write", "SELECT pg_advisory_xact_lock(" WRITE_LOCK ")", 0, NULL,
+			  err, size);
+	if (!rc)
+		rc = level_columns(s, &s->has_level, err, size);
+	if (!rc && !s->has_level)
+		rc = exec(s, "adding the results' levels",
+			  "ALTER TABLE results ADD COLUMN n bigint, ADD COLUMN median double precision,"
+			  " ADD COLUMN ci_lo double precision, ADD COLUMN ci_hi double precision,"
+			  " ADD COLUMN spread double precision", 0, NULL, err, size);
+	if (!rc && !s->has_level)
+		rc = fill_levels(s, err, size);
+	if (!rc)
+		rc = exec(s, "adding the results' levels", "COMMIT", 0, NULL, err, size);
+	if (rc) {
+		PQclear(PQexec(s->c, "ROLLBACK"));
+		return -1;
+	}
+	s->has_level = true;
+	return 0;
+}
+
 static void quiet(void *arg, const char *message)
 {
 	(void)arg;
@@ -201,7 +366,11 @@ static struct kb_store *pg_open(const char *path, bool create, int *exit, char *
 		return NULL;
 	}
 	PQsetNoticeProcessor(s->c, quiet, NULL);
+	/* Text goes in and out as the database keeps it: no conversion a PGCLIENTENCODING asks. */
+	if (PQparameterStatus(s->c, "server_encoding"))
+		PQsetClientEncoding(s->c, PQparameterStatus(s->c, "server_encoding"));
 	if ((create && create_schema(s, err, size)) || check_schema(s, err, size) ||
+	    migrate(s, create, err, size) ||
 	    (!create && exec(s, "cannot read", "SET default_transaction_read_only = on", 0, NULL,
 			     err, size))) {
 		pg_close(&s->base);
@@ -236,85 +405,228 @@ static int pick_run_id(struct pg_store *s, struct kb_run *run, char *err, size_t
 	return -1;
 }
 
-/* Appends "result_id\twarmup\tseq\tvalue\n" lines for COPY. */
-static int copy_samples(struct pg_store *s, const char *result_id, const double *v, size_t n,
-			int warmup, char *err, size_t size)
+/* text as a field of COPY's text format: backslash, tab, newline and CR escaped. */
+static void put_field(FILE *f, const char *text)
 {
-	for (size_t i = 0; i < n; i++) {
-		char line[128];
-		int len = snprintf(line, sizeof(line), "%s\t%d\t%zu\t%.17g\n", result_id, warmup, i, v[i]);
+	for (const char *p = text; *p; p++)
+		if (*p == '\\' || *p == '\t' || *p == '\n' || *p == '\r')
+			fprintf(f, "\\%c", *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : '\\');
+		else
+			fputc(*p, f);
+}
 
-		if (PQputCopyData(s->c, line, len) != 1)
-			return pg_fail(s, "storing samples", NULL, err, size);
+/* One COPY line per result of the run (its level worked out here), into f. */
+static int put_results(FILE *f, const void *arg)
+{
+	const struct kb_run *run = arg;
+
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct kb_result *r = &run->results[i];
+		const char *texts[] = { r->benchmark, r->params, r->metric, r->unit,
+					kb_direction_name(r->direction) };
+		struct kb_result_columns c;
+		struct kb_level l;
+
+		if (kb_result_columns_to_text(r, &c))
+			return -1;
+		put_field(f, run->id);
+		fprintf(f, "\t%zu", i);
+		for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+			fputc('\t', f);
+			put_field(f, texts[k]);
+		}
+		fputc('\t', f);
+		put_field(f, c.counters);
+		fputc('\t', f);
+		put_field(f, c.facts);
+		fputc('\t', f);
+		put_field(f, c.collectors);
+		fputc('\t', f);
+		if (c.load)
+			put_field(f, c.load);
+		else
+			fputs("\\N", f);	/* not recorded */
+		kb_result_columns_free(&c);
+		kb_level_of(r->samples, r->nsamples, &l);
+		fputc('\t', f);
+		put_level(f, &l);
+		fputc('\n', f);
 	}
 	return 0;
 }
 
-/* The samples of every result, through one COPY (ids[i]: result i's). */
-static int store_samples(struct pg_store *s, const struct kb_run *run, char (*ids)[24], char *err,
-			 size_t size)
+/* One COPY line per skipped entry of the run, into f. */
+static int put_skipped(FILE *f, const void *arg)
 {
-	PGresult *r = PQexec(s->c, "COPY samples(result_id, warmup, seq, value) FROM STDIN");
-	int rc = PQresultStatus(r) == PGRES_COPY_IN ? 0 : pg_fail(s, "storing samples", r, err, size);
+	const struct kb_run *run = arg;
 
-	PQclear(r);
-	for (size_t i = 0; !rc && i < run->nresults; i++) {
-		const struct kb_result *res = &run->results[i];
-
-		rc = copy_samples(s, ids[i], res->samples, res->nsamples, 0, err, size);
-		if (!rc)
-			rc = copy_samples(s, ids[i], res->warmup, res->nwarmup, 1, err, size);
+	for (size_t i = 0; i < run->nskipped; i++) {
+		put_field(f, run->id);
+		fprintf(f, "\t%zu\t", i);
+		put_field(f, run->skipped[i].benchmark);
+		fputc('\t', f);
+		put_field(f, run->skipped[i].params);
+		fputc('\t', f);
+		put_field(f, run->skipped[i].reason);
+		fputc('\n', f);
 	}
-	if (PQputCopyEnd(s->c, rc ? "kbench stopped" : NULL) != 1 && !rc)
-		rc = pg_fail(s, "storing samples", NULL, err, size);
-	r = PQgetResult(s->c);
-	if (!rc && PQresultStatus(r) != PGRES_COMMAND_OK)
-		rc = pg_fail(s, "storing samples", r, err, size);
-	PQclear(r);
-	while ((r = PQgetResult(s->c)))
-		PQclear(r);
+	return 0;
+}
+
+/* "result_id\twarmup\tseq\tvalue" lines for COPY, into f. */
+static void put_samples(FILE *f, const char *result_id, const double *v, size_t n, int warmup)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\t%d\t%zu\t%.17g\n", result_id, warmup, i, v[i]);
+}
+
+/* text (len bytes) built by fill into a memory stream: 0, or -1 out of memory. */
+static int build(int (*fill)(FILE *, const void *), const void *arg, char **text, size_t *len)
+{
+	FILE *f = open_memstream(text, len);
+	int rc = f ? fill(f, arg) : -1;
+
+	if (f && fclose(f))
+		rc = -1;
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
 	return rc;
 }
 
-static int insert_result(struct pg_store *s, const char *run_id, size_t seq,
-			 const struct kb_result *r, char id[24], char *err, size_t size)
-{
-	struct kb_result_columns c;
-	char seqbuf[24];
-	const char *params[11] = { run_id, seqbuf, r->benchmark, r->params, r->metric, r->unit,
-				   kb_direction_name(r->direction) };
-	PGresult *res;
+struct samples_of {
+	const struct kb_run *run;
+	const PGresult *ids;	/* the results' ids, in seq order */
+};
 
-	if (kb_result_columns_to_text(r, &c)) {
-		snprintf(err, size, "%s: out of memory", s->base.path);
-		return -1;
+/* Every sample of the run, warm-up ones flagged, into f. */
+static int fill_samples(FILE *f, const void *arg)
+{
+	const struct samples_of *a = arg;
+
+	for (size_t i = 0; i < a->run->nresults; i++) {
+		const struct kb_result *r = &a->run->results[i];
+		const char *id = PQgetvalue(a->ids, (int)i, 0);
+
+		put_samples(f, id, r->samples, r->nsamples, 0);
+		put_samples(f, id, r->warmup, r->nwarmup, 1);
 	}
-	snprintf(seqbuf, sizeof(seqbuf), "%zu", seq);
-	params[7] = c.counters;
-	params[8] = c.facts;
-	params[9] = c.collectors;
-	params[10] = c.load;
-	res = query(s, "storing the run",
-		    "INSERT INTO results(run_id, seq, benchmark, params, metric, unit, direction,"
-		    " counters, facts, collectors, load) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)"
-		    " RETURNING id", 11, params, err, size);
-	kb_result_columns_free(&c);
-	if (!res)
-		return -1;
-	snprintf(id, 24, "%s", PQgetvalue(res, 0, 0));
-	PQclear(res);
 	return 0;
+}
+
+/*
+ * The results through one COPY, their ids read back in seq order, and
+ * every sample through a second COPY: a run is a handful of round trips
+ * whatever its size.
+ */
+static int store_results(struct pg_store *s, const struct kb_run *run, char *err, size_t size)
+{
+	const char *params[1] = { run->id };
+	char *text = NULL;
+	size_t len = 0;
+	PGresult *ids = NULL;
+	int rc = build(put_results, run, &text, &len);
+
+	if (rc)
+		snprintf(err, size, "%s: out of memory", s->base.path);
+	else
+		rc = copy_in(s, "storing the run",
+			     "COPY results(run_id, seq, benchmark, params, metric, unit, direction,"
+			     " counters, facts, collectors, load, n, median, ci_lo, ci_hi, spread)"
+			     " FROM STDIN", text, len, err, size);
+	free(text);
+	text = NULL;
+	if (!rc) {
+		ids = query(s, "storing the run", "SELECT id FROM results WHERE run_id = $1"
+			    " ORDER BY seq", 1, params, err, size);
+		rc = ids ? 0 : -1;
+	}
+	if (!rc && PQntuples(ids) != (int)run->nresults) {
+		snprintf(err, size, "%s: storing the run: %d of %zu results read back", s->base.path,
+			 PQntuples(ids), run->nresults);
+		rc = -1;
+	}
+	if (!rc && build(fill_samples, &(struct samples_of){ run, ids }, &text, &len)) {
+		snprintf(err, size, "%s: out of memory", s->base.path);
+		rc = -1;
+	}
+	if (!rc)
+		rc = copy_in(s, "storing samples",
+			     "COPY samples(result_id, warmup, seq, value) FROM STDIN", text, len,
+			     err, size);
+	free(text);
+	PQclear(ids);
+	return rc;
+}
+
+/* The name of the first text of result r that is not UTF-8 into what; false when all are. */
+static bool result_not_utf8(const struct kb_result *r, size_t i, char *what, size_t size)
+{
+	const char *names[] = { "benchmark", "params", "metric", "unit", "counters", "facts",
+				"collectors", "load" };
+	struct kb_result_columns c;
+	bool bad = false;
+
+	if (kb_result_columns_to_text(r, &c))
+		return false;	/* out of memory: said when the run is written */
+	const char *texts[] = { r->benchmark, r->params, r->metric, r->unit, c.counters, c.facts,
+				c.collectors, c.load ? c.load : "" };
+
+	for (size_t k = 0; k < 8 && !bad; k++)
+		if (!kb_utf8_valid(texts[k])) {
+			snprintf(what, size, "results[%zu].%s", i, names[k]);
+			bad = true;
+		}
+	kb_result_columns_free(&c);
+	return bad;
+}
+
+/*
+ * A database in UTF8 refuses text that is not UTF-8, which SQLite keeps
+ * (an imported name may hold any bytes): such a run is refused before
+ * anything is sent, saying which text and what would keep it. A database
+ * in SQL_ASCII keeps any bytes.
+ */
+static int check_encoding(struct pg_store *s, const struct kb_run *run, const char *env,
+			  const char *feat, char *err, size_t size)
+{
+	const char *enc = PQparameterStatus(s->c, "server_encoding");
+	const char *top[] = { run->id, run->label, run->host, run->started, run->suite_revision,
+			      env, feat };
+	const char *names[] = { "id", "label", "host", "started", "suite_revision", "environment",
+				"features" };
+	char what[64] = "", id[KB_ID_MAX * 2];
+
+	if (!enc || strcmp(enc, "UTF8"))
+		return 0;
+	for (size_t k = 0; k < 7 && !what[0]; k++)
+		if (!kb_utf8_valid(top[k]))
+			snprintf(what, sizeof(what), "%s", names[k]);
+	for (size_t i = 0; i < run->nresults && !what[0]; i++)
+		result_not_utf8(&run->results[i], i, what, sizeof(what));
+	for (size_t i = 0; i < run->nskipped && !what[0]; i++)
+		if (!kb_utf8_valid(run->skipped[i].benchmark) || !kb_utf8_valid(run->skipped[i].params) ||
+		    !kb_utf8_valid(run->skipped[i].reason))
+			snprintf(what, sizeof(what), "skipped[%zu]", i);
+	if (!what[0])
+		return 0;
+	snprintf(err, size, "%s: run %s: its %s is not UTF-8, which this database (encoding UTF8)"
+		 " cannot hold; one made with ENCODING 'SQL_ASCII' keeps any bytes", s->base.path,
+		 run->id[0] ? kb_sanitize_line(run->id, id, sizeof(id)) : "being stored", what);
+	return -1;
 }
 
 static int insert_run(struct pg_store *s, struct kb_run *run, bool keep_id, char *err, size_t size)
 {
 	char *env = kb_json_text(kb_json_object(run->environment));
 	char *feat = kb_json_text(kb_json_object(run->features));
-	char (*ids)[24] = calloc(run->nresults + 1, sizeof(*ids));
-	int rc = env && feat && ids ? 0 : -1;
+	int rc = env && feat ? 0 : -1;
 
 	if (rc)
 		snprintf(err, size, "%s: out of memory", s->base.path);
+	if (!rc)
+		rc = check_encoding(s, run, env, feat, err, size);
 	if (!rc && !keep_id)
 		rc = pick_run_id(s, run, err, size);
 	if (!rc) {
@@ -324,22 +636,22 @@ static int insert_run(struct pg_store *s, struct kb_run *run, bool keep_id, char
 		rc = exec(s, "storing the run", "INSERT INTO runs VALUES($1,$2,$3,$4,$5,$6,$7)", 7,
 			  params, err, size);
 	}
-	for (size_t i = 0; !rc && i < run->nresults; i++)
-		rc = insert_result(s, run->id, i, &run->results[i], ids[i], err, size);
 	if (!rc && run->nresults)
-		rc = store_samples(s, run, ids, err, size);
-	for (size_t i = 0; !rc && i < run->nskipped; i++) {
-		char seqbuf[24];
-		const char *params[] = { run->id, seqbuf, run->skipped[i].benchmark,
-					 run->skipped[i].params, run->skipped[i].reason };
+		rc = store_results(s, run, err, size);
+	if (!rc && run->nskipped) {
+		char *text = NULL;
+		size_t len = 0;
 
-		snprintf(seqbuf, sizeof(seqbuf), "%zu", i);
-		rc = exec(s, "storing the run", "INSERT INTO skipped VALUES($1,$2,$3,$4,$5)", 5, params,
-			  err, size);
+		rc = build(put_skipped, run, &text, &len);
+		if (rc)
+			snprintf(err, size, "%s: out of memory", s->base.path);
+		else
+			rc = copy_in(s, "storing the run", "COPY skipped FROM STDIN", text, len, err,
+				     size);
+		free(text);
 	}
 	free(env);
 	free(feat);
-	free(ids);
 	return rc;
 }
 
@@ -365,33 +677,6 @@ static int pg_save_run(struct kb_store *b, struct kb_run *run, bool keep_id, cha
 }
 
 /* ---- reading ---- */
-
-/* "{1.5,2.25}" (an array_agg of doubles) into *v (*n values; *cap grows). 0, or -1. */
-static int parse_array(const char *text, double **v, size_t *n, size_t *cap)
-{
-	const char *p = text + (*text == '{');
-
-	*n = 0;
-	while (*p && *p != '}') {
-		char *end;
-		double x = strtod(p, &end);
-
-		if (end == p)
-			return -1;
-		if (*n == *cap) {
-			size_t grown = *cap ? 2 * *cap : 64;
-			double *bigger = realloc(*v, grown * sizeof(*bigger));
-
-			if (!bigger)
-				return -1;
-			*v = bigger;
-			*cap = grown;
-		}
-		(*v)[(*n)++] = x;
-		p = end + (*end == ',');
-	}
-	return 0;
-}
 
 /* The array's values as r's samples (or its warm-up ones), each checked. */
 static int take_samples(struct kb_result *r, const char *text, bool warmup, char *why, size_t size)
@@ -551,8 +836,22 @@ static const char *group_sql(enum kb_scope by)
 	return by == KB_BY_CLASS ? "(r.environment::jsonb #>> '{machine_class,id}')" : "r.host";
 }
 
+/* The level in row 0's columns first..first+4, false when it was not stored (NULL n). */
+static bool col_level(const PGresult *r, int first, struct kb_level *l)
+{
+	double *v[] = { &l->median, &l->ci_lo, &l->ci_hi, &l->spread };
+
+	if (PQgetisnull(r, 0, first))
+		return false;
+	l->n = strtoul(PQgetvalue(r, 0, first), NULL, 10);
+	for (int i = 0; i < 4; i++)
+		*v[i] = PQgetisnull(r, 0, first + 1 + i) ? NAN
+			: strtod(PQgetvalue(r, 0, first + 1 + i), NULL);
+	return true;
+}
+
 /*
- * Every result with its measured samples, streamed row by row (a fleet's
+ * Every result with its level, streamed row by row (a fleet's
  * store holds millions): one query, ordered as the callers need.
  */
 static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only,
@@ -570,12 +869,15 @@ static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only
 	snprintf(sql, sizeof(sql),
 		 "SELECT r.id, r.label, r.host, r.started,"
 		 " coalesce(r.environment::jsonb ->> 'kernel_release', ''),"
-		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp,"
-		 " (SELECT coalesce(array_agg(value ORDER BY seq), '{}') FROM samples"
-		 "  WHERE result_id = res.id AND warmup = 0)"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp, %s,"
+		 " CASE WHEN %s IS NULL THEN (SELECT coalesce(array_agg(value ORDER BY seq), '{}')"
+		 "  FROM samples WHERE result_id = res.id AND warmup = 0) END"
 		 " FROM results res JOIN runs r ON r.id = res.run_id%s%s%s"
 		 " ORDER BY grp, res.benchmark, res.params, res.metric, r.started, r.id, res.id",
-		 group_sql(by), only ? " WHERE " : "", only ? group_sql(by) : "",
+		 group_sql(by),
+		 s->has_level ? "res.n, res.median, res.ci_lo, res.ci_hi, res.spread"
+			      : "NULL::bigint, NULL::float8, NULL::float8, NULL::float8, NULL::float8",
+		 s->has_level ? "res.n" : "NULL", only ? " WHERE " : "", only ? group_sql(by) : "",
 		 only ? " = $1" : "");
 	if (!(only ? PQsendQueryParams(s->c, sql, 1, NULL, (const char *const[]){ only }, NULL,
 				       NULL, 0)
@@ -593,13 +895,16 @@ static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only
 			};
 
 			kb_direction_parse(PQgetvalue(r, 0, 9), &row.direction);
-			if (parse_array(PQgetvalue(r, 0, 11), &v, &nv, &cap)) {
+			/* A row an older kbench stored has no level: from its samples. */
+			bool stored = col_level(r, 11, &row.level);
+
+			if (!stored && parse_array(PQgetvalue(r, 0, 16), &v, &nv, &cap)) {
 				snprintf(err, size, "%s: run %s: samples do not read", s->base.path,
 					 row.run_id);
 				rc = -1;
 			} else {
-				row.samples = v;
-				row.nsamples = nv;
+				if (!stored)
+					kb_level_of(v, nv, &row.level);
 				stop = fn(&row, arg) != 0;
 			}
 		} else if (PQresultStatus(r) != PGRES_SINGLE_TUPLE &&

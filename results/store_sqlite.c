@@ -4,6 +4,7 @@
 #include "../lib/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@
 struct sqlite_store {
 	struct kb_store base;	/* first: a kb_store * is a sqlite_store * here */
 	sqlite3 *db;
-	bool has_load;		/* results.load exists (added by migrate_load) */
+	bool has_load;		/* results.load exists (added by migrate) */
+	bool has_level;		/* results' level columns exist (added by migrate) */
 };
 
 static struct sqlite_store *sq(struct kb_store *s)
@@ -41,7 +43,8 @@ static const char schema_sql[] =
 	" run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,"
 	" benchmark TEXT NOT NULL, params TEXT NOT NULL, metric TEXT NOT NULL,"
 	" unit TEXT NOT NULL, direction TEXT NOT NULL, counters TEXT NOT NULL,"
-	" facts TEXT NOT NULL, collectors TEXT NOT NULL, load TEXT);"
+	" facts TEXT NOT NULL, collectors TEXT NOT NULL, load TEXT,"
+	" n INTEGER, median REAL, ci_lo REAL, ci_hi REAL, spread REAL);"
 	"CREATE INDEX IF NOT EXISTS results_by_run ON results(run_id, seq);"
 	"CREATE INDEX IF NOT EXISTS results_by_metric ON results(benchmark, params, metric);"
 	"CREATE TABLE IF NOT EXISTS samples(result_id INTEGER NOT NULL REFERENCES results(id),"
@@ -135,32 +138,159 @@ static bool has_column(sqlite3 *db, const char *sql)
 }
 
 /*
- * Migration: results.load (JSON text, NULL when not recorded) came after
- * the first stores. A writer adds it, checked and added in one write
- * transaction; a reader of an older store reads every result without load.
+ * Adds columns to an older store: when probe does not prepare, alter runs
+ * and then fill (NULL: none) in the same write transaction, so a second
+ * kbench migrating at once finds the columns made and the rows filled.
+ * A reader of an older store changes nothing. *has: the columns exist.
  */
-static int migrate_load(struct sqlite_store *s, bool write, char *err, size_t size)
+static int add_columns(struct sqlite_store *s, bool write, const char *probe, const char *alter,
+		       int (*fill)(sqlite3 *), const char *what, bool *has, char *err, size_t size)
 {
-	static const char probe[] = "SELECT load FROM results LIMIT 0";
+	char doing[96];
+	int rc = SQLITE_OK;
 
-	s->has_load = has_column(s->db, probe);
-	if (s->has_load || !write)
+	*has = has_column(s->db, probe);
+	if (*has || !write)
 		return 0;
+	snprintf(doing, sizeof(doing), "adding %s", what);
 	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK)
 		return db_fail(s, "cannot write", err, size);
-	if (!has_column(s->db, probe) &&
-	    sqlite3_exec(s->db, "ALTER TABLE results ADD COLUMN load TEXT;", NULL, NULL, NULL) != SQLITE_OK) {
-		db_fail(s, "adding results.load", err, size);
+	if (!has_column(s->db, probe)) {
+		rc = sqlite3_exec(s->db, alter, NULL, NULL, NULL);
+		if (rc == SQLITE_OK && fill)
+			rc = fill(s->db);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		db_fail(s, doing, err, size);
 		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
 		return -1;
 	}
-	if (sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
-		db_fail(s, "adding results.load", err, size);
-		sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
-		return -1;
-	}
-	s->has_load = true;
+	*has = true;
 	return 0;
+}
+
+/* The measured samples of one result, through a statement reused for each. */
+static int result_samples(sqlite3_stmt *st, sqlite3_int64 result_id, double **v, size_t *n,
+			  size_t *cap)
+{
+	int rc;
+
+	*n = 0;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, result_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == *cap) {
+			size_t grown = *cap ? 2 * *cap : 64;
+			double *bigger = realloc(*v, grown * sizeof(**v));
+
+			if (!bigger)
+				return SQLITE_NOMEM;
+			*v = bigger;
+			*cap = grown;
+		}
+		(*v)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* l into parameters first..first+4 (n, median, ci_lo, ci_hi, spread; NAN as NULL). */
+static void bind_level(sqlite3_stmt *st, int first, const struct kb_level *l)
+{
+	const double v[] = { l->median, l->ci_lo, l->ci_hi, l->spread };
+
+	sqlite3_bind_int64(st, first, (sqlite3_int64)l->n);
+	for (int i = 0; i < 4; i++)
+		if (isnan(v[i]))
+			sqlite3_bind_null(st, first + 1 + i);
+		else
+			sqlite3_bind_double(st, first + 1 + i, v[i]);
+}
+
+/* The ids of the results stored without their level (malloc'd, *n of them). */
+static int levelless_ids(sqlite3 *db, sqlite3_int64 **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc = sqlite3_prepare_v2(db, "SELECT id FROM results WHERE n IS NULL", -1, &st, NULL);
+
+	*ids = NULL;
+	*n = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			sqlite3_int64 *bigger = realloc(*ids, (cap ? 2 * cap : 1024) * sizeof(**ids));
+
+			if (!bigger) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*ids = bigger;
+			cap = cap ? 2 * cap : 1024;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Each result's level from its measured samples (ids taken first: no update under a scan). */
+static int fill_levels(sqlite3 *db)
+{
+	sqlite3_stmt *get = NULL, *set = NULL;
+	sqlite3_int64 *ids;
+	double *v = NULL;
+	size_t nids, n = 0, cap = 0;
+	int rc = levelless_ids(db, &ids, &nids);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT value FROM samples WHERE result_id=? AND warmup=0"
+					" ORDER BY seq", -1, &get, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "UPDATE results SET n=?1, median=?2, ci_lo=?3, ci_hi=?4,"
+					" spread=?5 WHERE id=?6", -1, &set, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < nids; i++) {
+		struct kb_level l;
+
+		rc = result_samples(get, ids[i], &v, &n, &cap);
+		if (rc != SQLITE_OK)
+			break;
+		kb_level_of(v, n, &l);
+		sqlite3_reset(set);
+		bind_level(set, 1, &l);
+		sqlite3_bind_int64(set, 6, ids[i]);
+		rc = sqlite3_step(set);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(get);
+	sqlite3_finalize(set);
+	free(ids);
+	free(v);
+	return rc;
+}
+
+/*
+ * Migrations. results.load (JSON text, NULL when not recorded) came after
+ * the first stores; then each result's level (struct kb_level: n, median,
+ * CI, spread), filled from the samples of the results already stored
+ * (10,000 runs of 100 results: about a minute, once). Rows an older
+ * kbench writes afterwards have no level: readers work it out from the
+ * samples, as they do in a store no writer has migrated yet.
+ */
+static int migrate(struct sqlite_store *s, bool write, char *err, size_t size)
+{
+	if (add_columns(s, write, "SELECT load FROM results LIMIT 0",
+			"ALTER TABLE results ADD COLUMN load TEXT;", NULL, "results.load",
+			&s->has_load, err, size))
+		return -1;
+	return add_columns(s, write, "SELECT n, median, ci_lo, ci_hi, spread FROM results LIMIT 0",
+			   "ALTER TABLE results ADD COLUMN n INTEGER;"
+			   "ALTER TABLE results ADD COLUMN median REAL;"
+			   "ALTER TABLE results ADD COLUMN ci_lo REAL;"
+			   "ALTER TABLE results ADD COLUMN ci_hi REAL;"
+			   "ALTER TABLE results ADD COLUMN spread REAL;", fill_levels,
+			   "the results' levels", &s->has_level, err, size);
 }
 
 /*
@@ -219,7 +349,7 @@ static struct kb_store *sqlite_open(const char *path, bool create, int *exit, ch
 		sqlite_close(&s->base);
 		return NULL;
 	}
-	if (migrate_load(s, create, err, size)) {
+	if (migrate(s, create, err, size)) {
 		sqlite_close(&s->base);
 		return NULL;
 	}
@@ -245,8 +375,7 @@ static void sqlite_close(struct kb_store *b)
 /* ---- writing ---- */
 
 /* Binds each text of texts[] in order and steps once. */
-static int exec_texts(sqlite3 *db, const char *sql, const char *const *texts, int n,
-		      sqlite3_int64 *rowid)
+static int exec_texts(sqlite3 *db, const char *sql, const char *const *texts, int n)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -257,8 +386,6 @@ static int exec_texts(sqlite3 *db, const char *sql, const char *const *texts, in
 		sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	if (rowid)
-		*rowid = sqlite3_last_insert_rowid(db);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -316,19 +443,32 @@ static int insert_result(sqlite3 *db, const char *run_id, size_t seq, const stru
 	struct kb_result_columns c;
 	const char *texts[] = { run_id, seqbuf, r->benchmark, r->params, r->metric, r->unit,
 				kb_direction_name(r->direction), NULL, NULL, NULL, NULL };
-	sqlite3_int64 id;
+	struct kb_level level;
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 id = 0;
 	int rc;
 
 	snprintf(seqbuf, sizeof(seqbuf), "%zu", seq);
+	kb_level_of(r->samples, r->nsamples, &level);
 	rc = kb_result_columns_to_text(r, &c) ? SQLITE_NOMEM : SQLITE_OK;
 	texts[7] = c.counters;
 	texts[8] = c.facts;
 	texts[9] = c.collectors;
 	texts[10] = c.load;	/* NULL: not recorded */
 	if (rc == SQLITE_OK)
-		rc = exec_texts(db, "INSERT INTO results(run_id,seq,benchmark,params,metric,unit,"
-				"direction,counters,facts,collectors,load) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-				texts, 11, &id);
+		rc = sqlite3_prepare_v2(db, "INSERT INTO results(run_id,seq,benchmark,params,metric,"
+					"unit,direction,counters,facts,collectors,load,n,median,ci_lo,"
+					"ci_hi,spread) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+					&st, NULL);
+	if (rc == SQLITE_OK) {
+		for (int i = 0; i < 11; i++)
+			sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
+		bind_level(st, 12, &level);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		id = sqlite3_last_insert_rowid(db);
+	}
+	sqlite3_finalize(st);
 	kb_result_columns_free(&c);
 	if (rc == SQLITE_OK)
 		rc = insert_samples(db, id, r->samples, r->nsamples, 0);
@@ -348,7 +488,7 @@ static int insert_run(sqlite3 *db, struct kb_run *run, bool keep_id)
 					run->suite_revision, env, feat };
 
 		rc = env && feat ? exec_texts(db, "INSERT INTO runs VALUES(?,?,?,?,?,?,?)",
-					      texts, 7, NULL)
+					      texts, 7)
 				 : SQLITE_NOMEM;
 	}
 	free(env);
@@ -361,7 +501,7 @@ static int insert_run(sqlite3 *db, struct kb_run *run, bool keep_id)
 					run->skipped[i].params, run->skipped[i].reason };
 
 		snprintf(seqbuf, sizeof(seqbuf), "%zu", i);
-		rc = exec_texts(db, "INSERT INTO skipped VALUES(?,?,?,?,?)", texts, 5, NULL);
+		rc = exec_texts(db, "INSERT INTO skipped VALUES(?,?,?,?,?)", texts, 5);
 	}
 	return rc;
 }
@@ -585,34 +725,24 @@ static int sqlite_match_ids(struct kb_store *b, const char *ref, char ***ids, si
 	return rc == SQLITE_DONE ? 0 : db_fail(s, "reading runs", err, size);
 }
 
-/* The measured samples of one result, through a statement reused for each. */
-static int result_samples(sqlite3_stmt *st, sqlite3_int64 result_id, double **v, size_t *n,
-			  size_t *cap)
-{
-	int rc;
-
-	*n = 0;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, result_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == *cap) {
-			size_t grown = *cap ? 2 * *cap : 64;
-			double *bigger = realloc(*v, grown * sizeof(**v));
-
-			if (!bigger)
-				return SQLITE_NOMEM;
-			*v = bigger;
-			*cap = grown;
-		}
-		(*v)[(*n)++] = sqlite3_column_double(st, 0);
-	}
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
 /* The SQL of a run's group (r: the runs table): its host, or its machine class. */
 static const char *group_sql(enum kb_scope by)
 {
 	return by == KB_BY_CLASS ? "json_extract(r.environment, '$.machine_class.id')" : "r.host";
+}
+
+/* The level in columns first..first+4, false when it was not stored (NULL n). */
+static bool col_level(sqlite3_stmt *st, int first, struct kb_level *l)
+{
+	double *v[] = { &l->median, &l->ci_lo, &l->ci_hi, &l->spread };
+
+	if (sqlite3_column_type(st, first) == SQLITE_NULL)
+		return false;
+	l->n = (size_t)sqlite3_column_int64(st, first);
+	for (int i = 0; i < 4; i++)
+		*v[i] = sqlite3_column_type(st, first + 1 + i) == SQLITE_NULL
+			? NAN : sqlite3_column_double(st, first + 1 + i);
+	return true;
 }
 
 static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *only,
@@ -629,10 +759,13 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *
 	snprintf(sql, sizeof(sql),
 		 "SELECT res.id, r.id, r.label, r.host, r.started,"
 		 " json_extract(r.environment, '$.kernel_release'),"
-		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp, %s"
 		 " FROM results res JOIN runs r ON r.id = res.run_id%s"
 		 " ORDER BY grp, res.benchmark, res.params, res.metric,"
-		 " r.started, r.id, res.id", group_sql(by), only ? " WHERE grp = ?1" : "");
+		 " r.started, r.id, res.id", group_sql(by),
+		 s->has_level ? "res.n, res.median, res.ci_lo, res.ci_hi, res.spread"
+			      : "NULL, NULL, NULL, NULL, NULL",
+		 only ? " WHERE grp = ?1" : "");
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
@@ -654,13 +787,15 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *
 			.direction = KB_LOWER_IS_BETTER,
 		};
 
-		rc = result_samples(samples, sqlite3_column_int64(st, 0), &v, &n, &cap);
-		if (rc != SQLITE_OK)
-			break;
+		/* A row an older kbench stored has no level: from its samples. */
+		if (!col_level(st, 12, &row.level)) {
+			rc = result_samples(samples, sqlite3_column_int64(st, 0), &v, &n, &cap);
+			if (rc != SQLITE_OK)
+				break;
+			kb_level_of(v, n, &row.level);
+		}
 		kb_direction_parse(col_text(st, 10), &row.direction);
 		row.group = (const char *)sqlite3_column_text(st, 11);
-		row.samples = v;
-		row.nsamples = n;
 		if (fn(&row, arg)) {
 			rc = SQLITE_DONE;
 			break;

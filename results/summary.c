@@ -110,3 +110,15 @@ void kb_summarize(const double *x, size_t n, struct kb_summary *s)
 	s->ci_hi = sorted[n - 1 - k];
 	free(sorted);
 }
+
+void kb_level_of(const double *x, size_t n, struct kb_level *l)
+{
+	struct kb_summary sum;
+
+	kb_summarize(x, n, &sum);
+	l->n = sum.n;
+	l->median = sum.median;
+	l->ci_lo = sum.ci_lo;
+	l->ci_hi = sum.ci_hi;
+	l->spread = n ? kb_robust_spread(x, n) : 0.0;
+}

@@ -1,4 +1,4 @@
-/* Descriptive statistics of raw samples; always recomputed from samples. */
+/* Descriptive statistics of raw samples. */
 #ifndef KB_SUMMARY_H
 #define KB_SUMMARY_H
 
@@ -12,6 +12,21 @@ struct kb_summary {
 
 /* Fills s from x[0..n) (x is not modified). n == 0 gives all zeros. */
 void kb_summarize(const double *x, size_t n, struct kb_summary *s);
+
+/*
+ * What a history needs of one result: computed from its measured samples
+ * when the run is stored and kept beside them, so a history of thousands
+ * of runs reads one row per result instead of every sample (the samples
+ * stay the truth: compare and export read them).
+ */
+struct kb_level {
+	size_t n;
+	double median, ci_lo, ci_hi;	/* as kb_summarize gives them */
+	double spread;			/* kb_robust_spread: NAN for a level of 0 that moves */
+};
+
+/* Fills l from x[0..n) (n == 0: all zeros). */
+void kb_level_of(const double *x, size_t n, struct kb_level *l);
 
 /* Median of x[0..n) (x is not modified); 0 for n == 0. */
 double kb_median(const double *x, size_t n);

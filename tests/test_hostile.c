@@ -10,10 +10,13 @@
  * JSON gives back the exact bytes. The CLI runs in a fresh directory of
  * the test's own, where anything a name managed to run would leave a file.
  *
+ * The same corpus pushed to PostgreSQL reads back as the same bytes.
+ *
  * Also here: long imported names stay distinct rows of the text report,
  * and report -o DIR removes only what an earlier report wrote.
  */
 #include "helpers.h"
+#include "pg_server.h"
 #include "../lib/util.h"
 #include "../results/store.h"
 
@@ -462,6 +465,84 @@ Test(hostile, stored_names_reach_every_output_inert, .init = setup, .fini = tear
 	out_free(&o);
 	check_compare_json(db, ids);
 	check_export(db, ids[1]);
+	assert_nothing_ran();
+}
+
+static struct pg_server server;
+
+static void setup_pg(void)
+{
+	setup();
+	pg_server_start(&server);
+}
+
+static void teardown_pg(void)
+{
+	pg_server_stop(&server);
+	teardown();
+}
+
+/* A command's output on the SQLite file and on the server (a quoted URI): the same bytes. */
+static void same_bytes(const char *fmt, const char *file, const char *uri)
+{
+	char quoted[700];
+	struct out a, b;
+
+	snprintf(quoted, sizeof(quoted), "'%s'", uri);
+	run_in(&a, fmt, file);
+	run_in(&b, fmt, quoted);
+	cr_expect_eq(a.status, b.status, "%s: exit %d on the file, %d on the server: %s", fmt,
+		     a.status, b.status, b.err);
+	cr_expect_eq(a.len, b.len, "%s: %zu bytes from the file, %zu from the server", fmt, a.len,
+		     b.len);
+	cr_expect(a.len == b.len && !memcmp(a.text, b.text, a.len), "%s differs on the server",
+		  fmt);
+	out_free(&a);
+	out_free(&b);
+}
+
+/*
+ * The corpus in PostgreSQL. A database made with ENCODING 'SQL_ASCII'
+ * keeps any bytes: pushed there, the runs read back through every command
+ * as the same bytes as from the SQLite file. A UTF8 database cannot hold
+ * the names that are not UTF-8: the push is refused before anything is
+ * written, in one line naming the text (exit 3), and nothing is stored.
+ */
+Test(hostile, the_corpus_reads_back_the_same_from_postgresql, .init = setup_pg,
+     .fini = teardown_pg, .timeout = 300)
+{
+	char db[400], raw[600], ids[2][300];
+	struct out o;
+
+	snprintf(db, sizeof(db), "%s/h.db", dir);
+	store_runs(db, true, ids);
+	cr_assert(pg_server_sql(&server, "kb", "CREATE DATABASE raw ENCODING 'SQL_ASCII'"
+				" LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"));
+	pg_server_uri(&server, "raw", raw, sizeof(raw));
+	run_in(&o, "push --to '%s' --db %s", raw, db);
+	cr_assert_eq(o.status, 0, "push: exit %d: %s", o.status, o.err);
+	out_free(&o);
+	same_bytes("runs -J --db %s", db, raw);
+	same_bytes("history --format json --db %s", db, raw);
+	for (int i = 0; i < 2; i++) {
+		char fmt[800];
+
+		snprintf(fmt, sizeof(fmt), "export %s --db %%s", ids[i]);
+		same_bytes(fmt, db, raw);
+		snprintf(fmt, sizeof(fmt), "show %s --db %%s", ids[i]);
+		same_bytes(fmt, db, raw);
+	}
+
+	run_in(&o, "push --to '%s' --db %s", server.uri, db);
+	cr_expect_eq(o.status, 3, "push into UTF8: exit %d: %s", o.status, o.err);
+	cr_expect_eq(count_lines(o.err), 1, "%s", o.err);
+	cr_expect_not_null(strstr(o.err, ".benchmark is not UTF-8, which this database (encoding"
+				  " UTF8) cannot hold"), "%s", o.err);
+	out_free(&o);
+	run_in(&o, "runs -J --db '%s'", server.uri);
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	cr_expect_null(strstr(o.text, "\"id\""), "a run was stored: %s", o.text);
+	out_free(&o);
 	assert_nothing_ran();
 }
 

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,96 @@ Test(store_pg, two_hosts_one_server_one_dashboard_and_a_nightly, .init = up, .fi
 	free(text);
 	snprintf(path, sizeof(path), "%s/night/index.html", dir);
 	cr_expect_eq(access(path, F_OK), 0, "no dashboard from the server");
+}
+
+/* The level columns dropped from an SQLite file: a store as kbench made it before them. */
+static void drop_levels_sqlite(const char *file)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open(file, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "ALTER TABLE results DROP COLUMN n;"
+				  "ALTER TABLE results DROP COLUMN median;"
+				  "ALTER TABLE results DROP COLUMN ci_lo;"
+				  "ALTER TABLE results DROP COLUMN ci_hi;"
+				  "ALTER TABLE results DROP COLUMN spread;", NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/* Results of the SQLite file whose level is not stored; -1 when it has no level columns. */
+static int levelless_sqlite(const char *file)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	cr_assert_eq(sqlite3_open(file, &db), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM results WHERE n IS NULL", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * Each result's level (n, median, CI, spread) is stored with the run, so a
+ * history reads one row per result. A store from before it, on either
+ * backend: readers work the levels out from the samples and print the
+ * same history as from the stored levels, changing nothing; the first
+ * writer adds and fills them (here a push with nothing new), and the
+ * history is still the same bytes.
+ */
+Test(store_pg, a_store_from_before_the_stored_levels_reads_the_same_and_is_filled,
+     .init = up, .fini = down, .timeout = 300)
+{
+	static struct cli_result r, before;
+	char file[300], quoted[600];
+
+	cr_assert_eq(setenv("KBENCH_HOST", "pg-levels", 1), 0);
+	snprintf(file, sizeof(file), "%s/levels.db", dir);
+	snprintf(quoted, sizeof(quoted), "'%s'", server.uri);
+	for (int i = 0; i < 3; i++) {
+		run_cli(&r, "run -f harness/fidelity,mm/guard/vmas -r 5 -q --db %s", file);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+	}
+	run_cli(&r, "push --to %s --db %s", quoted, file);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_cli(&before, "history --format json --db %s", file);
+	cr_assert_eq(before.status, 0, "%s", before.err);
+	cr_assert_gt(strlen(before.out), 100, "%s", before.out);
+	cr_assert_eq(levelless_sqlite(file), 0, "every result stored its level");
+
+	drop_levels_sqlite(file);
+	cr_assert(pg_server_sql(&server, "kb", "ALTER TABLE results DROP COLUMN n, DROP COLUMN"
+				" median, DROP COLUMN ci_lo, DROP COLUMN ci_hi, DROP COLUMN spread"));
+	for (int k = 0; k < 2; k++) {
+		const char *db = k ? quoted : file;
+
+		run_cli(&r, "history --format json --db %s", db);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_str_eq(r.out, before.out, "levels from the samples on %s", db);
+	}
+	cr_expect_eq(levelless_sqlite(file), -1, "a reader added the columns");
+
+	run_cli(&r, "push --to %s --db %s", file, quoted);	/* a writer of the file: migrates */
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_cli(&r, "push --to %s --db %s", quoted, file);	/* and of the server */
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(levelless_sqlite(file), 0, "the writer filled every level");
+	cr_expect(pg_server_sql(&server, "kb", "DO \\$\\$ BEGIN IF EXISTS (SELECT 1 FROM results"
+				" WHERE n IS NULL) THEN RAISE EXCEPTION 'unfilled'; END IF; END"
+				" \\$\\$"), "the writer filled every level on the server");
+	for (int k = 0; k < 2; k++) {
+		const char *db = k ? quoted : file;
+
+		run_cli(&r, "history --format json --db %s", db);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_str_eq(r.out, before.out, "stored levels on %s", db);
+	}
 }
 
 /*

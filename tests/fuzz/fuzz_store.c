@@ -46,12 +46,12 @@ static void collect(const struct kb_run_info *i, void *arg)
 
 static int each(const struct kb_result_row *row, void *arg)
 {
-	double sum = 0;
+	const struct kb_level *l = &row->level;
 
 	(void)arg;
-	for (size_t i = 0; i < row->nsamples; i++)
-		sum += row->samples[i];
-	return strlen(row->benchmark) + (sum > 0) > 1 << 20;	/* touch every field read */
+	/* touch every field read */
+	return strlen(row->benchmark) + (l->median + l->ci_lo + l->ci_hi + l->spread > 0) + l->n >
+	       1 << 20;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
