@@ -836,84 +836,107 @@ static const char *group_sql(enum kb_scope by)
 	return by == KB_BY_CLASS ? "(r.environment::jsonb #>> '{machine_class,id}')" : "r.host";
 }
 
-/* The level in row 0's columns first..first+4, false when it was not stored (NULL n). */
-static bool col_level(const PGresult *r, int first, struct kb_level *l)
+/* The level in row i's columns first..first+4, false when it was not stored (NULL n). */
+static bool col_level(const PGresult *r, int i, int first, struct kb_level *l)
 {
 	double *v[] = { &l->median, &l->ci_lo, &l->ci_hi, &l->spread };
 
-	if (PQgetisnull(r, 0, first))
+	if (PQgetisnull(r, i, first))
 		return false;
-	l->n = strtoul(PQgetvalue(r, 0, first), NULL, 10);
-	for (int i = 0; i < 4; i++)
-		*v[i] = PQgetisnull(r, 0, first + 1 + i) ? NAN
-			: strtod(PQgetvalue(r, 0, first + 1 + i), NULL);
+	l->n = strtoul(PQgetvalue(r, i, first), NULL, 10);
+	for (int k = 0; k < 4; k++)
+		*v[k] = PQgetisnull(r, i, first + 1 + k) ? NAN
+			: strtod(PQgetvalue(r, i, first + 1 + k), NULL);
 	return true;
 }
 
+struct row_reader {
+	int (*fn)(const struct kb_result_row *, void *);
+	void *arg;
+	double *v;		/* samples of a row without its level */
+	size_t nv, cap;
+	bool stop;
+};
+
+/* Row i of r to the reader's fn. 0, or -1 with err. */
+static int emit_row(struct pg_store *s, const PGresult *r, int i, struct row_reader *rr, char *err,
+		    size_t size)
+{
+	struct kb_result_row row = {
+		.run_id = PQgetvalue(r, i, 0), .label = PQgetvalue(r, i, 1),
+		.host = PQgetvalue(r, i, 2), .started = PQgetvalue(r, i, 3),
+		.kernel = PQgetvalue(r, i, 4), .benchmark = PQgetvalue(r, i, 5),
+		.params = PQgetvalue(r, i, 6), .metric = PQgetvalue(r, i, 7),
+		.unit = PQgetvalue(r, i, 8), .direction = KB_LOWER_IS_BETTER,
+		.group = PQgetisnull(r, i, 10) ? NULL : PQgetvalue(r, i, 10),
+	};
+
+	kb_direction_parse(PQgetvalue(r, i, 9), &row.direction);
+	/* A row an older kbench stored has no level: from its samples. */
+	if (!col_level(r, i, 11, &row.level)) {
+		if (parse_array(PQgetvalue(r, i, 16), &rr->v, &rr->nv, &rr->cap)) {
+			snprintf(err, size, "%s: run %s: samples do not read", s->base.path,
+				 row.run_id);
+			return -1;
+		}
+		kb_level_of(rr->v, rr->nv, &row.level);
+	}
+	rr->stop = rr->fn(&row, rr->arg) != 0;
+	return 0;
+}
+
 /*
- * Every result with its level, streamed row by row (a fleet's
- * store holds millions): one query, ordered as the callers need.
+ * Every result with its level, through a cursor FETCH_ROWS rows at a time
+ * (a fleet's store holds millions; one result per row would cost a
+ * PGresult each), ordered as the callers need.
  */
+#define FETCH_ROWS "10000"
+
 static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only,
 			  int (*fn)(const struct kb_result_row *, void *), void *arg, char *err,
 			  size_t size)
 {
 	struct pg_store *s = pg(b);
-	double *v = NULL;
-	size_t nv = 0, cap = 0;
-	char sql[2048];
-	PGresult *r;
-	int rc = 0;
-	bool stop = false;
+	struct row_reader rr = { .fn = fn, .arg = arg };
+	char sql[2048], declare[2200];
+	int rc;
 
+	/* Each run's kernel and group read once, not once per result (a jsonb parse each). */
 	snprintf(sql, sizeof(sql),
-		 "SELECT r.id, r.label, r.host, r.started,"
-		 " coalesce(r.environment::jsonb ->> 'kernel_release', ''),"
-		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp, %s,"
+		 "WITH r AS MATERIALIZED (SELECT id, label, host, started,"
+		 " coalesce(environment::jsonb ->> 'kernel_release', '') AS kernel, %s AS grp"
+		 " FROM runs r%s%s%s)"
+		 " SELECT r.id, r.label, r.host, r.started, r.kernel,"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, r.grp, %s,"
 		 " CASE WHEN %s IS NULL THEN (SELECT coalesce(array_agg(value ORDER BY seq), '{}')"
 		 "  FROM samples WHERE result_id = res.id AND warmup = 0) END"
-		 " FROM results res JOIN runs r ON r.id = res.run_id%s%s%s"
-		 " ORDER BY grp, res.benchmark, res.params, res.metric, r.started, r.id, res.id",
-		 group_sql(by),
+		 " FROM results res JOIN r ON r.id = res.run_id"
+		 " ORDER BY r.grp, res.benchmark, res.params, res.metric, r.started, r.id, res.id",
+		 group_sql(by), only ? " WHERE " : "", only ? group_sql(by) : "", only ? " = $1" : "",
 		 s->has_level ? "res.n, res.median, res.ci_lo, res.ci_hi, res.spread"
 			      : "NULL::bigint, NULL::float8, NULL::float8, NULL::float8, NULL::float8",
-		 s->has_level ? "res.n" : "NULL", only ? " WHERE " : "", only ? group_sql(by) : "",
-		 only ? " = $1" : "");
-	if (!(only ? PQsendQueryParams(s->c, sql, 1, NULL, (const char *const[]){ only }, NULL,
-				       NULL, 0)
-		   : PQsendQuery(s->c, sql)) || !PQsetSingleRowMode(s->c))
-		return pg_fail(s, "reading results", NULL, err, size);
-	while ((r = PQgetResult(s->c))) {
-		if (PQresultStatus(r) == PGRES_SINGLE_TUPLE && !stop && !rc) {
-			struct kb_result_row row = {
-				.run_id = PQgetvalue(r, 0, 0), .label = PQgetvalue(r, 0, 1),
-				.host = PQgetvalue(r, 0, 2), .started = PQgetvalue(r, 0, 3),
-				.kernel = PQgetvalue(r, 0, 4), .benchmark = PQgetvalue(r, 0, 5),
-				.params = PQgetvalue(r, 0, 6), .metric = PQgetvalue(r, 0, 7),
-				.unit = PQgetvalue(r, 0, 8), .direction = KB_LOWER_IS_BETTER,
-				.group = PQgetisnull(r, 0, 10) ? NULL : PQgetvalue(r, 0, 10),
-			};
+		 s->has_level ? "res.n" : "NULL");
+	snprintf(declare, sizeof(declare), "DECLARE kbench_rows NO SCROLL CURSOR FOR %s", sql);
+	rc = exec(s, "reading results", "BEGIN", 0, NULL, err, size);
+	if (!rc)
+		rc = exec(s, "reading results", declare, only ? 1 : 0, (const char *const[]){ only },
+			  err, size);
+	/* Bounded: each pass takes rows off the cursor, and an empty batch ends it. */
+	while (!rc && !rr.stop) {
+		PGresult *r = query(s, "reading results", "FETCH FORWARD " FETCH_ROWS
+				    " FROM kbench_rows", 0, NULL, err, size);
+		int n = r ? PQntuples(r) : 0;
 
-			kb_direction_parse(PQgetvalue(r, 0, 9), &row.direction);
-			/* A row an older kbench stored has no level: from its samples. */
-			bool stored = col_level(r, 11, &row.level);
-
-			if (!stored && parse_array(PQgetvalue(r, 0, 16), &v, &nv, &cap)) {
-				snprintf(err, size, "%s: run %s: samples do not read", s->base.path,
-					 row.run_id);
-				rc = -1;
-			} else {
-				if (!stored)
-					kb_level_of(v, nv, &row.level);
-				stop = fn(&row, arg) != 0;
-			}
-		} else if (PQresultStatus(r) != PGRES_SINGLE_TUPLE &&
-			   PQresultStatus(r) != PGRES_TUPLES_OK && !rc) {
-			rc = pg_fail(s, "reading results", r, err, size);
-		}
+		rc = r ? 0 : -1;
+		for (int i = 0; !rc && !rr.stop && i < n; i++)
+			rc = emit_row(s, r, i, &rr, err, size);
 		PQclear(r);
+		if (!n)
+			break;
 	}
-	free(v);
+	/* Read only: whatever happened, nothing to keep. */
+	PQclear(PQexec(s->c, "ROLLBACK"));
+	free(rr.v);
 	return rc;
 }
 

@@ -756,16 +756,17 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *
 	char sql[1024];
 	int rc;
 
+	/* Each run's kernel and group read once, not once per result (a JSON parse each). */
 	snprintf(sql, sizeof(sql),
-		 "SELECT res.id, r.id, r.label, r.host, r.started,"
-		 " json_extract(r.environment, '$.kernel_release'),"
-		 " res.benchmark, res.params, res.metric, res.unit, res.direction, %s AS grp, %s"
-		 " FROM results res JOIN runs r ON r.id = res.run_id%s"
-		 " ORDER BY grp, res.benchmark, res.params, res.metric,"
-		 " r.started, r.id, res.id", group_sql(by),
+		 "WITH r AS MATERIALIZED (SELECT id, label, host, started,"
+		 " json_extract(environment, '$.kernel_release') AS kernel, %s AS grp FROM runs r%s)"
+		 " SELECT res.id, r.id, r.label, r.host, r.started, r.kernel,"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, r.grp, %s"
+		 " FROM results res JOIN r ON r.id = res.run_id"
+		 " ORDER BY r.grp, res.benchmark, res.params, res.metric,"
+		 " r.started, r.id, res.id", group_sql(by), only ? " WHERE grp = ?1" : "",
 		 s->has_level ? "res.n, res.median, res.ci_lo, res.ci_hi, res.spread"
-			      : "NULL, NULL, NULL, NULL, NULL",
-		 only ? " WHERE grp = ?1" : "");
+			      : "NULL, NULL, NULL, NULL, NULL");
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
