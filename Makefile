@@ -3,20 +3,23 @@ SHELL := /bin/bash
 BUILD := build
 
 # The Debian 12 packages `make run` needs: the build, libperf's source, the
-# BPF toolchain, the workload tools, gnuplot for the report.
+# BPF toolchain, the workload tools, gnuplot and dygraphs (the site's
+# interactive charts) for the report.
 APT_PACKAGES := build-essential pkg-config xz-utils libsqlite3-dev libpq-dev libcjson-dev \
 	libssl-dev zlib1g-dev libgsl-dev linux-source-6.12 \
-	gnuplot-nox fonts-dejavu-core clang llvm libbpf-dev bpftool \
+	gnuplot-nox fonts-dejavu-core libjs-dygraphs clang llvm libbpf-dev bpftool \
 	libmnl-dev iperf3 ethtool iproute2 hyperfine fio
 # Booting kernels in VMs (kbench vm, kbench ab, make kernel-ab).
 APT_VM_PACKAGES := qemu-system-x86 busybox
-# `make test` adds: the test framework, a browser for the dashboard tests,
+# `make test` adds: the test framework, a browser and its WebDriver (driven
+# by Python's Selenium) for the dashboard tests,
 # libFuzzer's runtime, perf (the kernel's own counts some tests check kbench
 # against; perf bench output to import), what kbench kernel build needs to
 # build a kernel, and the real readers of the export formats: Google
 # Benchmark (a program to import, compare.py with scipy) and Python's
 # OpenMetrics parser.
-APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium libclang-rt-14-dev linux-perf \
+APT_TEST_PACKAGES := $(APT_VM_PACKAGES) libcriterion-dev chromium chromium-driver \
+	python3-selenium libclang-rt-14-dev linux-perf \
 	flex bison bc libelf-dev dwarves libbenchmark-dev libbenchmark-tools python3-scipy \
 	python3-prometheus-client postgresql-15
 
@@ -243,6 +246,8 @@ install: all
 		$(INSTALL_ROOT)/share/kbench/workloads/
 	install -m 0755 $(PROGRAMS) $(INSTALL_ROOT)/lib/kbench/workloads/
 	install -m 0644 README.md LICENSE docs/*.md $(INSTALL_ROOT)/share/doc/kbench/
+	install -d $(INSTALL_ROOT)/share/kbench/assets
+	install -m 0644 dashboards/assets/* $(INSTALL_ROOT)/share/kbench/assets/
 	install -d $(INSTALL_ROOT)/share/bash-completion/completions
 	$(BUILD)/kbench completion bash > $(INSTALL_ROOT)/share/bash-completion/completions/kbench
 

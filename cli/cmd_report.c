@@ -1,4 +1,4 @@
-/* kbench report: charts and a static index.html from the store, no server needed. */
+/* kbench report: a static site over the store (dashboards/report.h), no server needed. */
 #include "../dashboards/report.h"
 #include "commands.h"
 #include "../lib/filter.h"
@@ -32,12 +32,15 @@ static const struct kb_option report_options[] = {
 const struct kb_cmd kb_cmd_report = {
 	.name = "report",
 	.synopsis = "[OPTIONS] [A B]",
-	.about = "  Writes DIR/index.html with gnuplot charts\n"
-		 "  (SVG and PNG): each metric's history with its change points and kernel\n"
-		 "  releases, the A/B distributions of the newest run against the previous\n"
-		 "  run on its host (or of runs A and B), and the methods of comparative\n"
-		 "  benchmarks side by side. History goes per host, or with --class per\n"
-		 "  machine class. Static files: open index.html in any browser.\n"
+	.about = "  Writes a static site into DIR, read offline in any browser:\n"
+		 "  index.html, an overview with a row per metric and host (latest value,\n"
+		 "  sparkline, last change point, latest verdict) and a filter; a page per\n"
+		 "  metric (m-SLUG.html) with its interactive history (dates, kernel\n"
+		 "  releases and change points marked, one line per host, zoom and hover)\n"
+		 "  and its newest runs; compare.html, the newest run against the previous\n"
+		 "  run on its host (or runs A and B) with gnuplot's A/B distributions and\n"
+		 "  methods charts (SVG and PNG, for mails). Rows go per host, or with\n"
+		 "  --class per machine class. Page names are stable across reports.\n"
 		 "  The new site replaces the old one whole; DIR/.kbench-site lists the\n"
 		 "  files a report wrote, the only ones the next report removes (other\n"
 		 "  files in DIR stay; one the new site would overwrite is an error).\n",
@@ -60,10 +63,9 @@ static int parse_args(int argc, char **argv, struct report_cli *cli)
 	return 0;
 }
 
-/* Run count, host count, and the newest run with the one before it on its host. */
+/* Run count, and the newest run with the one before it on its host. */
 struct run_index {
-	size_t nruns, nhosts;
-	char hosts[64][65];
+	size_t nruns;
 	char newest[KB_ID_MAX], newest_host[65], previous[KB_ID_MAX];
 	char (*ids)[KB_ID_MAX];
 	char (*id_hosts)[65];
@@ -72,7 +74,6 @@ struct run_index {
 static void index_run(const struct kb_run_info *info, void *arg)
 {
 	struct run_index *x = arg;
-	bool known = false;
 	void *ids = realloc(x->ids, (x->nruns + 1) * sizeof(*x->ids));
 	void *hosts = ids ? realloc(x->id_hosts, (x->nruns + 1) * sizeof(*x->id_hosts)) : NULL;
 
@@ -84,10 +85,6 @@ static void index_run(const struct kb_run_info *info, void *arg)
 	snprintf(x->ids[x->nruns], KB_ID_MAX, "%s", info->id);
 	snprintf(x->id_hosts[x->nruns], 65, "%s", info->host);
 	x->nruns++;
-	for (size_t i = 0; i < x->nhosts && !known; i++)
-		known = !strcmp(x->hosts[i], info->host);
-	if (!known && x->nhosts < 64)
-		snprintf(x->hosts[x->nhosts++], 65, "%s", info->host);
 }
 
 static void pick_pair(struct run_index *x)
@@ -148,6 +145,52 @@ static int load_pair(const struct report_cli *cli, struct kb_report *r, struct r
 	return 0;
 }
 
+/*
+ * The newest run of each host or class the series hold (its samples go on
+ * the metric pages), and the number of those groups. 0, or -1 with err.
+ */
+static int load_newest(struct kb_store *s, struct kb_report *r, struct kb_run **runs,
+		       char *err, size_t size)
+{
+	const struct kb_point **newest = calloc(r->nseries + 1, sizeof(*newest));
+	const char **groups = calloc(r->nseries + 1, sizeof(*groups));
+	size_t n = 0;
+	int rc = newest && groups ? 0 : -1;
+
+	for (size_t i = 0; !rc && i < r->nseries; i++) {
+		const struct kb_series *x = &r->series[i];
+		const struct kb_point *p = x->n ? &x->points[x->n - 1] : NULL;
+		size_t g = 0;
+
+		while (g < n && strcmp(groups[g], x->host))
+			g++;
+		if (g == n)
+			groups[n++] = x->host;
+		if (p && (!newest[g] || strcmp(p->started, newest[g]->started) > 0))
+			newest[g] = p;
+	}
+	*runs = rc ? NULL : calloc(n + 1, sizeof(**runs));
+	if (!*runs)
+		snprintf(err, size, "out of memory");
+	for (size_t g = 0; *runs && g < n && !rc; g++) {
+		bool dup = false;
+
+		for (size_t k = 0; k < r->nnewest && !dup && newest[g]; k++)
+			dup = !strcmp((*runs)[k].id, newest[g]->run_id);
+		if (!newest[g] || dup)
+			continue;
+		if (kb_store_load_run(s, newest[g]->run_id, &(*runs)[r->nnewest], err, size) == 1)
+			r->nnewest++;
+		else
+			rc = -1;
+	}
+	r->newest = *runs;
+	r->nhosts = n;
+	free(newest);
+	free(groups);
+	return *runs ? rc : -1;
+}
+
 /* Writes the site into a directory of its own and puts it in place of dir. */
 static int write_report(struct kb_report *r, const char *dir)
 {
@@ -157,14 +200,16 @@ static int write_report(struct kb_report *r, const char *dir)
 	if (rc)
 		return rc;
 	r->dir = site.tmp;
-	if (kb_plot_ab(r) || kb_plot_methods(r) || kb_plot_history(r)) {
+	if (kb_plot_ab(r) || kb_plot_methods(r)) {
 		kb_err("report: writing charts for %s: %s", dir, strerror(errno));
 		rc = KB_EXIT_USAGE;
 	}
 	if (!rc)
 		rc = kb_charts_render(r);
-	if (!rc && kb_write_index(r)) {
-		kb_err("report: writing %s/index.html: %s", dir, strerror(errno));
+	if (!rc)
+		rc = kb_copy_assets(r);
+	if (!rc && (kb_write_overview(r) || kb_write_metric_pages(r) || kb_write_compare(r))) {
+		kb_err("report: writing the pages of %s: %s", dir, strerror(errno));
 		rc = KB_EXIT_USAGE;
 	}
 	if (rc) {
@@ -173,8 +218,8 @@ static int write_report(struct kb_report *r, const char *dir)
 	}
 	rc = kb_site_commit(&site, dir);
 	if (!rc)
-		printf("report: %s/index.html (%zu charts, %zu series, %zu change points)\n", dir,
-		       r->ncharts, r->nseries, r->history->n);
+		printf("report: %s/index.html (%zu series, %zu change points, %zu charts)\n", dir,
+		       r->nseries, r->history->n, r->ncharts);
 	return rc;
 }
 
@@ -186,7 +231,7 @@ int cmd_report(int argc, char **argv)
 	struct kb_series *series = NULL;
 	struct kb_history h = { 0 };
 	struct kb_comparison cmp;
-	struct kb_run *ra = NULL, *rb = NULL;
+	struct kb_run *ra = NULL, *rb = NULL, *newest = NULL;
 	size_t na = 0, nb = 0, nseries = 0;
 	struct kb_store *s;
 	char err[512];
@@ -201,19 +246,20 @@ int cmd_report(int argc, char **argv)
 	rc = s ? KB_EXIT_USAGE : kb_store_open_exit();
 	if (!s || kb_store_list_runs(s, index_run, &x, err, sizeof(err)) ||
 	    kb_series_load(s, cli.f.list, cli.by_class ? KB_BY_CLASS : KB_BY_HOST, NULL, &series,
-			   &nseries, err, sizeof(err))) {
+			   &nseries, err, sizeof(err)) ||
+	    (r.series = series, r.nseries = nseries, load_newest(s, &r, &newest, err, sizeof(err)))) {
 		kb_err("report: %s", err);
 		kb_store_close(s);
+		kb_free_runs(newest, r.nnewest);
+		kb_series_free(series, nseries);
 		free(x.ids);
 		free(x.id_hosts);
-		return rc;
+		return s ? KB_EXIT_ENV : rc;
 	}
 	kb_store_close(s);
 	pick_pair(&x);
-	r.series = series;
-	r.nseries = nseries;
 	r.nruns = x.nruns;
-	r.nhosts = x.nhosts;
+	r.by_class = cli.by_class;
 	r.history = &h;
 	rc = load_pair(&cli, &r, &x, &ra, &rb, &na, &nb, &cmp);
 	if (!rc && kb_history_analyse(series, nseries, &(struct kb_cp_opts)KB_CP_DEFAULTS,
@@ -230,6 +276,7 @@ int cmd_report(int argc, char **argv)
 	free(r.charts);
 	kb_free_runs(ra, na);
 	kb_free_runs(rb, nb);
+	kb_free_runs(newest, r.nnewest);
 	kb_series_free(series, nseries);
 	free(x.ids);
 	free(x.id_hosts);

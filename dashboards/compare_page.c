@@ -1,5 +1,12 @@
-/* index.html: the latest verdicts, the change points, and every chart. */
+/*
+ * compare.html: the newest run against the one before it (or the runs
+ * `kbench report A B` names): the verdict table with units that read, the
+ * change points, what was noisy or skipped, and the gnuplot charts (the
+ * A/B distributions, the methods side by side) that also go into mails.
+ */
 #include "report.h"
+#include "units.h"
+#include "../lib/escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,49 +14,13 @@
 #include <string.h>
 #include <time.h>
 
-static void esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* One escaped table cell. */
 static void td(FILE *f, const char *s)
 {
 	fputs("<td>", f);
-	esc(f, s);
+	kb_put_xml(f, s);
 	fputs("</td>", f);
 }
-
-static const char style[] =
-	"body{font-family:'DejaVu Sans',Arial,sans-serif;margin:1.5em auto;max-width:1500px;"
-	"padding:0 1em;color:#222}\n"
-	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\n"
-	"table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\n"
-	"td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".slower,.regression{background:#fbdada}.faster,.improvement{background:#daf5da}\n"
-	".unknown{background:#f3f3f3}.same{background:#fff}\n"
-	"td.miss{font-weight:bold;color:#a00}\n"
-	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(620px,1fr));gap:1em}\n"
-	"figure{margin:0;border:1px solid #eee;padding:.4em}figure img{width:100%;height:auto}\n"
-	"figcaption{font-size:.8em;color:#555}\n";
 
 static void verdicts(FILE *f, const struct kb_report *r)
 {
@@ -62,9 +33,9 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		return;
 	}
 	fputs("<p>A: ", f);
-	esc(f, r->name_a);
+	kb_put_xml(f, r->name_a);
 	fputs("<br>B: ", f);
-	esc(f, r->name_b);
+	kb_put_xml(f, r->name_b);
 	fprintf(f, "<br>Change: + is worse. Threshold %.1f%% (raised per metric by its stored "
 		   "run-to-run noise), alpha %g. Geomean %+.1f%% over %zu metrics.</p>\n",
 		c->opts.threshold * 100.0, c->opts.alpha, (c->geomean - 1.0) * 100.0, c->geomean_n);
@@ -74,36 +45,41 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		   " it; its target is the change it should call (2%% for a deterministic cost, 5%%"
 		   " for the others). %zu of %zu metrics can call their target here; a threshold"
 		   " above it is in red.</p>\n", callable, c->nmetrics);
-	fputs("<table><tr><th>benchmark</th><th>params</th><th>metric</th><th>A median</th>"
-	      "<th>B median</th><th>change</th><th>95% CI of B/A</th><th>p</th><th>threshold</th>"
-	      "<th>target</th><th>verdict</th></tr>\n", f);
+	fputs("<table class=cards><thead><tr><th>benchmark</th><th>params</th><th>metric</th>"
+	      "<th>A median</th><th>B median</th><th>change</th><th>95% CI of B/A</th><th>p</th>"
+	      "<th>threshold</th><th>target</th><th>verdict</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct kb_metric_cmp *m = &c->metrics[i];
 		const char *v = kb_verdict_name(m->verdict);
 		double target = m->asked;	/* report asks each metric its target */
 
+		char a[96], b[96];
+
+		kb_human(m->median_a, m->ref->unit, a, sizeof(a));
+		kb_human(m->median_b, m->ref->unit, b, sizeof(b));
 		fprintf(f, "<tr class=\"%s\">", v);
 		td(f, m->ref->benchmark);
 		td(f, m->ref->params);
-		fputs("<td>", f);
-		esc(f, m->ref->metric);
-		fputs(" [", f);
-		esc(f, m->ref->unit);
-		fprintf(f, "]</td><td class=n>%.4g</td><td class=n>%.4g</td><td class=n>%+.1f%%</td>"
-			   "<td class=n>%.3f .. %.3f</td><td class=n>%.2g</td><td class=\"n%s\">%.1f%%</td>"
-			   "<td class=n>%.0f%%</td><td>%s</td></tr>\n",
-			m->median_a, m->median_b, isfinite(m->change_pct) ? m->change_pct : 0.0,
-			m->ci_lo, m->ci_hi, m->p, m->threshold > target + 1e-12 ? " miss" : "",
-			m->threshold * 100.0, target * 100.0, v);
+		td(f, m->ref->metric);
+		fputs("<td class=n>", f);
+		kb_put_xml(f, a);
+		fputs("</td><td class=n>", f);
+		kb_put_xml(f, b);
+		fprintf(f, "</td><td class=n>%+.1f%%</td><td class=n>%.3f .. %.3f</td>"
+			   "<td class=n>%.2g</td><td class=\"n%s\">%.1f%%</td><td class=n>%.0f%%</td>"
+			   "<td>%s</td></tr>\n",
+			isfinite(m->change_pct) ? m->change_pct : 0.0, m->ci_lo, m->ci_hi, m->p,
+			m->threshold > target + 1e-12 ? " miss" : "", m->threshold * 100.0,
+			target * 100.0, v);
 	}
-	fputs("</table>\n", f);
+	fputs("</tbody></table>\n", f);
 	for (size_t i = 0; i < c->nonly_a + c->nonly_b; i++) {
 		const struct kb_result *k = i < c->nonly_a ? c->only_a[i] : c->only_b[i - c->nonly_a];
 
 		fprintf(f, "<p>Only in %s: ", i < c->nonly_a ? "A" : "B");
-		esc(f, k->benchmark);
+		kb_put_xml(f, k->benchmark);
 		fputs(" ", f);
-		esc(f, k->params);
+		kb_put_xml(f, k->params);
 		fputs("</p>\n", f);
 	}
 }
@@ -120,9 +96,9 @@ static void changes(FILE *f, const struct kb_report *r)
 		fputs(".</p>\n", f);
 		return;
 	}
-	fputs("<table><tr><th>date</th><th>run</th><th>kernel</th><th>host</th><th>benchmark</th>"
-	      "<th>params</th><th>metric</th><th>before</th><th>after</th><th>change</th>"
-	      "<th>kind</th></tr>\n", f);
+	fputs("<table class=cards><thead><tr><th>date</th><th>run</th><th>kernel</th><th>host</th>"
+	      "<th>benchmark</th><th>params</th><th>metric</th><th>before</th><th>after</th>"
+	      "<th>change</th><th>kind</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < h->n; i++) {
 		const struct kb_history_change *c = &h->changes[i];
 		const char *kind = c->regression ? "regression" : "improvement";
@@ -140,7 +116,7 @@ static void changes(FILE *f, const struct kb_report *r)
 		fprintf(f, "<td class=n>%.4g</td><td class=n>%.4g</td><td class=n>%+.1f%%</td>"
 			   "<td>%s</td></tr>\n", c->cp.before, c->cp.after, c->change_pct, kind);
 	}
-	fputs("</table>\n", f);
+	fputs("</tbody></table>\n", f);
 }
 
 static void skipped(FILE *f, const struct kb_report *r)
@@ -149,8 +125,8 @@ static void skipped(FILE *f, const struct kb_report *r)
 
 	if (!run || !run->nskipped)
 		return;
-	fputs("<h2 id=\"skipped\">Not measured in the newest run</h2>\n<table>"
-	      "<tr><th>benchmark</th><th>params</th><th>why</th></tr>\n", f);
+	fputs("<h2 id=\"skipped\">Not measured in the newest run</h2>\n<table class=cards>"
+	      "<thead><tr><th>benchmark</th><th>params</th><th>why</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < run->nskipped; i++) {
 		fputs("<tr>", f);
 		td(f, run->skipped[i].benchmark);
@@ -158,7 +134,7 @@ static void skipped(FILE *f, const struct kb_report *r)
 		td(f, run->skipped[i].reason);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	fputs("</tbody></table>\n", f);
 }
 
 /* The newest run's results other processes disturbed (kernel/load.h), with their load. */
@@ -176,9 +152,10 @@ static void noisy(FILE *f, const struct kb_report *r)
 		if (!shown++)
 			fprintf(f, "<h2 id=\"noisy\">Noisy in the newest run</h2>\n<p>Other processes"
 				   " used more than %.0f%% of a CPU while these were measured: they"
-				   " decide no \"same\"; rerun them on a quiet machine.</p>\n<table><tr><th>benchmark</th><th>params</th>"
-				   "<th>metric</th><th>other load (%% of a CPU)</th><th>top other process</th>"
-				   "<th>runnable</th><th>steal</th></tr>\n", KB_LOAD_NOISY_PCT);
+				   " decide no \"same\"; rerun them on a quiet machine.</p>\n<table class=cards><thead><tr>"
+				   "<th>benchmark</th><th>params</th><th>metric</th><th>other load (%% of a"
+				   " CPU)</th><th>top other process</th><th>runnable</th><th>steal</th></tr>"
+				   "</thead><tbody>\n", KB_LOAD_NOISY_PCT);
 		fputs("<tr class=\"unknown\">", f);
 		td(f, x->benchmark);
 		td(f, x->params);
@@ -196,7 +173,7 @@ static void noisy(FILE *f, const struct kb_report *r)
 			fputs("<td class=n>-</td></tr>\n", f);
 	}
 	if (shown)
-		fputs("</table>\n", f);
+		fputs("</tbody></table>\n", f);
 }
 
 static void gallery(FILE *f, const struct kb_report *r, enum kb_chart_kind kind, const char *id,
@@ -211,9 +188,9 @@ static void gallery(FILE *f, const struct kb_report *r, enum kb_chart_kind kind,
 		if (c->kind != kind)
 			continue;
 		fprintf(f, "<figure><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"", c->name, c->name);
-		esc(f, c->caption);
+		kb_put_xml(f, c->caption);
 		fputs("\" width=\"900\" height=\"440\"></a><figcaption>", f);
-		esc(f, c->caption);
+		kb_put_xml(f, c->caption);
 		fputs("</figcaption></figure>\n", f);
 		shown++;
 	}
@@ -222,29 +199,20 @@ static void gallery(FILE *f, const struct kb_report *r, enum kb_chart_kind kind,
 		fprintf(f, "<p>%s</p>\n", none);
 }
 
-int kb_write_index(const struct kb_report *r)
+int kb_write_compare(const struct kb_report *r)
 {
-	char path[4096], when[64];
-	time_t now = time(NULL);
-	struct tm tm;
+	char path[4400];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/index.html", r->dir);
+	snprintf(path, sizeof(path), "%s/compare.html", r->dir);
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		   "<title>kbench report</title>\n<style>\n%s</style></head><body>\n"
-		   "<h1>kbench report</h1>\n<p>Generated %s from ", style, when);
-	esc(f, r->db);
-	fprintf(f, ": %zu runs on %zu host(s), %zu metric series. Sections: "
-		   "<a href=\"#verdicts\">verdicts</a>, <a href=\"#changes\">change points</a>, "
-		   "<a href=\"#ab\">A/B</a>, <a href=\"#methods\">methods</a>, "
-		   "<a href=\"#history\">history</a>. Click a chart for its SVG.</p>\n",
-		r->nruns, r->nhosts, r->nseries);
+	kb_page_head(f, "kbench report: newest comparison", "");
+	fputs("<p class=meta><a href=\"index.html\">overview</a></p>\n"
+	      "<h1>Newest comparison</h1>\n<p class=meta>Sections: <a href=\"#verdicts\">verdicts"
+	      "</a>, <a href=\"#changes\">change points</a>, <a href=\"#ab\">A/B</a>, <a"
+	      " href=\"#methods\">methods</a>. Click a chart for its SVG.</p>\n", f);
 	verdicts(f, r);
 	changes(f, r);
 	noisy(f, r);
@@ -253,8 +221,6 @@ int kb_write_index(const struct kb_report *r)
 		"No comparison: one run stored.");
 	gallery(f, r, KB_CHART_METHODS, "methods", "Methods side by side (newest run)",
 		"No benchmark in the newest run compares methods.");
-	gallery(f, r, KB_CHART_HISTORY, "history", "History per metric",
-		"No stored history matches.");
 	fputs("</body></html>\n", f);
 	return fclose(f) ? -1 : 0;
 }

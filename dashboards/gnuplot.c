@@ -14,10 +14,13 @@
 
 extern char **environ;
 
-static const char *const kind_names[] = { "ab", "methods", "history" };
+static const char *const kind_names[] = { "ab", "methods" };
 
-FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *caption)
+FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *benchmark,
+		     const char *metric, const char *caption)
 {
+	const char *parts[] = { benchmark, metric };
+	char slug[KB_SLUG_MAX];
 	struct kb_chart *bigger = realloc(r->charts, (r->ncharts + 1) * sizeof(*bigger));
 	struct kb_chart *c;
 	char path[4096];
@@ -28,7 +31,9 @@ FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *c
 	r->charts = bigger;
 	c = &r->charts[r->ncharts];
 	c->kind = kind;
-	snprintf(c->name, sizeof(c->name), "%s-%03zu", kind_names[kind], r->ncharts + 1);
+	kb_slug(parts, metric ? 2 : 1, slug);
+	snprintf(c->name, sizeof(c->name), "%s-%s", kind_names[kind], slug);
+	c->benchmark = benchmark;
 	snprintf(c->caption, sizeof(c->caption), "%s", caption);
 	snprintf(path, sizeof(path), "%s/%s.gp", r->dir, c->name);
 	f = fopen(path, "w");

@@ -101,7 +101,7 @@ static int one_benchmark(struct kb_report *r, const char *bench)
 	FILE *f;
 
 	snprintf(caption, sizeof(caption), "%s: A %s, B %s", bench, r->name_a, r->name_b);
-	f = kb_chart_begin(r, KB_CHART_AB, caption);
+	f = kb_chart_begin(r, KB_CHART_AB, bench, NULL, caption);
 	if (!f)
 		return -1;
 	fputs("set title ", f);

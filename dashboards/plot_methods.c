@@ -78,7 +78,7 @@ static int write_chart(struct kb_report *r, const struct kb_result *first, struc
 			return -1;
 	snprintf(caption, sizeof(caption), "%s %s: %zu methods over %zu case(s), run %s",
 		 first->benchmark, first->metric, methods->n, cases->n, run->id);
-	f = kb_chart_begin(r, KB_CHART_METHODS, caption);
+	f = kb_chart_begin(r, KB_CHART_METHODS, first->benchmark, first->metric, caption);
 	if (!f)
 		return -1;
 	fputs("set title ", f);

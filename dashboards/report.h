@@ -1,22 +1,27 @@
 /*
- * kbench report: gnuplot charts (SVG for zooming, PNG for the page) and a
- * static index.html over the store: each metric's history with its change
- * points, the newest A/B comparison as distributions with CI whiskers, and
- * the methods of comparative benchmarks side by side.
+ * kbench report: a static site over the store, read offline from a file.
+ * index.html is the overview (overview.c: a row per metric and host, with
+ * a filter), each metric has its page (metric_page.c: an interactive
+ * history chart, drawn by dygraphs in the browser), compare.html the newest
+ * A/B comparison (compare_page.c); gnuplot draws the SVG/PNG charts that
+ * go into mails: the A/B distributions and the methods side by side.
+ * Page and chart names are stable slugs (slug.h), so links keep working.
  */
 #ifndef KB_REPORT_H
 #define KB_REPORT_H
 
+#include "slug.h"
 #include "../analysis/compare.h"
 #include "../analysis/history.h"
 
 #include <stdio.h>
 
-enum kb_chart_kind { KB_CHART_AB, KB_CHART_METHODS, KB_CHART_HISTORY };
+enum kb_chart_kind { KB_CHART_AB, KB_CHART_METHODS };
 
 struct kb_chart {
 	enum kb_chart_kind kind;
-	char name[32];		/* file stem: "history-007" (.svg, .png, .gp) */
+	char name[KB_SLUG_MAX + 16];	/* file stem: "ab-SLUG" (.svg, .png, .gp) */
+	const char *benchmark;		/* what it shows (the report's runs hold the name) */
 	char caption[1024];
 };
 
@@ -31,16 +36,21 @@ struct kb_report {
 	char name_a[300], name_b[300];
 	const char *db;
 	size_t nruns, nhosts;
+	bool by_class;			/* series are per machine class, not per host */
+	const struct kb_run *newest;	/* the newest run of each host or class */
+	size_t nnewest;
 	/* the charts written so far */
 	struct kb_chart *charts;
 	size_t ncharts;
 };
 
 /*
- * Starts chart number n of a kind: opens DIR/<name>.gp for its gnuplot
- * commands (a `reset` is written first). NULL with errno on failure.
+ * Starts a chart of benchmark (and metric, NULL for all its metrics):
+ * opens DIR/KIND-SLUG.gp for its gnuplot commands (a `reset` is written
+ * first). NULL with errno on failure.
  */
-FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *caption);
+FILE *kb_chart_begin(struct kb_report *r, enum kb_chart_kind kind, const char *benchmark,
+		     const char *metric, const char *caption);
 
 /* Renders every chart to SVG and PNG with one gnuplot process. 0, or an exit code. */
 int kb_charts_render(struct kb_report *r);
@@ -52,7 +62,6 @@ int kb_charts_render(struct kb_report *r);
 void kb_gp_quoted(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The chart writers; each returns 0 or -1 (errno set). */
-int kb_plot_history(struct kb_report *r);
 int kb_plot_ab(struct kb_report *r);
 int kb_plot_methods(struct kb_report *r);
 
@@ -81,7 +90,21 @@ int kb_site_commit(struct kb_site *s, const char *dir);
 /* Removes tmp and everything in it. */
 void kb_site_abort(struct kb_site *s);
 
-/* Writes DIR/index.html. 0 or -1 (errno set). */
-int kb_write_index(const struct kb_report *r);
+/* The pages; each returns 0 or -1 (errno set). */
+int kb_write_overview(const struct kb_report *r);	/* index.html */
+int kb_write_metric_pages(const struct kb_report *r);	/* m-SLUG.html */
+int kb_write_compare(const struct kb_report *r);	/* compare.html, with a comparison */
+
+/* A page's head: title (escaped), the site's style sheet, then head as it is. */
+void kb_page_head(FILE *f, const char *title, const char *head);
+
+/* Copies kbench.css, kbench.js, kbench-metric.js and dygraphs into the site. 0, or an exit code. */
+int kb_copy_assets(const struct kb_report *r);
+
+/* "mm/guard/install" -> "mm/guard", "harness/fidelity" -> "harness": the overview's families. */
+void kb_family_of(const char *benchmark, char *out, size_t size);
+
+/* The stable slug of s's benchmark, params and metric: its page is m-SLUG.html. */
+void kb_metric_slug(const struct kb_series *s, char out[KB_SLUG_MAX]);
 
 #endif

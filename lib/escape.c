@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum style { TEXT, MARKDOWN, GNUPLOT, CSV, XML, OPENMETRICS };
+enum style { TEXT, MARKDOWN, GNUPLOT, CSV, XML, OPENMETRICS, SCRIPT_JSON };
 
 /* The text rule (kb_escape_char), with what each other format must escape on top. */
 static void put(FILE *f, const char *s, enum style style)
@@ -26,6 +26,8 @@ static void put(FILE *f, const char *s, enum style style)
 			      : *s == '"' ? "&quot;" : "&apos;", f);
 		else if (style == OPENMETRICS && *s == '"')
 			fputs("\\\"", f);
+		else if (style == SCRIPT_JSON && (*s == '"' || *s == '<' || *s == '>' || *s == '&'))
+			fprintf(f, "\\u%04x", (unsigned char)*s);
 		else {
 			size_t n = kb_escape_char(s, piece, &used);
 
@@ -33,7 +35,14 @@ static void put(FILE *f, const char *s, enum style style)
 			if (style == OPENMETRICS && piece[0] == '\\' && n > 1 && piece[1] != 'n' &&
 			    piece[1] != '\\')
 				fputc('\\', f);
-			fwrite(piece, 1, n, f);
+			/* In JSON the text rule's backslashes are characters of the string. */
+			for (size_t i = 0; style == SCRIPT_JSON && i < n; i++)
+				if (piece[i] == '\\')
+					fputs("\\\\", f);
+				else
+					fputc(piece[i], f);
+			if (style != SCRIPT_JSON)
+				fwrite(piece, 1, n, f);
 			s += used;
 			continue;
 		}
@@ -81,6 +90,13 @@ void kb_put_xml(FILE *f, const char *s)
 void kb_put_openmetrics(FILE *f, const char *s)
 {
 	put(f, s, OPENMETRICS);
+}
+
+void kb_put_script_json(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put(f, s, SCRIPT_JSON);
+	fputc('"', f);
 }
 
 char *kb_text_dup(const char *s)

@@ -45,6 +45,14 @@ void kb_put_xml(FILE *f, const char *s);
  */
 void kb_put_openmetrics(FILE *f, const char *s);
 
+/*
+ * A JSON string, quotes included, for data inside an HTML script element:
+ * the text as kb_put_text writes it (one line, valid UTF-8), its
+ * backslashes and " escaped for JSON, and < > & as \u003c \u003e \u0026
+ * so no name can close the element.
+ */
+void kb_put_script_json(FILE *f, const char *s);
+
 /* kb_put_text into a new string (NULL when out of memory); caller frees. */
 char *kb_text_dup(const char *s);
 

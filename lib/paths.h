@@ -13,6 +13,8 @@
 const char *kb_path_fragments(void);
 /* Workload job files: SRC/workloads or PREFIX/share/kbench/workloads. */
 const char *kb_path_workloads(void);
+/* The dashboard's own scripts and style: SRC/dashboards/assets or PREFIX/share/kbench/assets. */
+const char *kb_path_assets(void);
 /* Workload programs: SRC/build/workloads or PREFIX/lib/kbench/workloads. */
 const char *kb_path_programs(void);
 /* The default store: SRC/results/kbench.db or STATE/kbench.db. */

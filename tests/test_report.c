@@ -1,11 +1,18 @@
 /*
- * kbench report on a stored synthetic history: every chart the page names
- * exists, headless Chromium loads the page, and its screenshot is not blank.
+ * kbench report on a stored synthetic history: every file the pages name
+ * exists, the comparison page holds the verdicts and change points,
+ * headless Chromium loads the overview, and its screenshot is not blank.
+ * (tests/test_site.c drives the site in the browser.)
  */
 #include "helpers.h"
 #include "png.h"
+#include "../dashboards/slug.h"
+#include "../dashboards/units.h"
+#include "../lib/escape.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +21,11 @@
 
 #define RUNS 16
 
-/* Checks every src="..." and href="..." that names a file; returns how many images. */
+/* Checks every src="..." and href="..." that names a file; returns how many src (images, scripts). */
 static int check_references(const char *dir, const char *html)
 {
 	const char *attrs[] = { "src=\"", "href=\"" };
-	int images = 0;
+	int sources = 0;
 
 	for (size_t a = 0; a < 2; a++)
 		for (const char *p = strstr(html, attrs[a]); p; p = strstr(p + 1, attrs[a])) {
@@ -32,9 +39,18 @@ static int check_references(const char *dir, const char *html)
 			cr_expect_null(strstr(v, "://"), "the page must not reach the network: %.40s", v);
 			snprintf(path, sizeof(path), "%s/%.*s", dir, (int)(end - v), v);
 			cr_expect(stat(path, &st) == 0 && st.st_size > 0, "%s missing or empty", path);
-			images += a == 0;
+			sources += a == 0;
 		}
-	return images;
+	return sources;
+}
+
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
 }
 
 Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
@@ -59,8 +75,16 @@ Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
 	snprintf(path, sizeof(path), "%s/index.html", site);
 	html = slurp(path, &len);
 	cr_assert_not_null(html, "no %s", path);
-	/* 3 series, A/B of 2 benchmarks, 1 benchmark with 2 methods. */
-	cr_expect_eq(check_references(site, html), 6, "%s", html);
+	/* The overview: its one script, a row per series, each linking its metric page. */
+	cr_expect_eq(check_references(site, html), 1, "%s", html);
+	cr_expect_eq(count_of(html, "<tr data-family="), 3, "%s", html);
+	cr_expect_eq(count_of(html, "<a href=\"m-mm-guard-"), 3, "%s", html);
+	free(html);
+	snprintf(path, sizeof(path), "%s/compare.html", site);
+	html = slurp(path, &len);
+	cr_assert_not_null(html, "no %s", path);
+	/* Images: the A/B of 2 benchmarks, 1 benchmark with 2 methods. */
+	cr_expect_eq(check_references(site, html), 3, "%s", html);
 	cr_expect_not_null(strstr(html, ids[8]), "the change point's run is in the table");
 	cr_expect_not_null(strstr(html, "<td>regression</td>"), "%s", html);
 	cr_expect_not_null(strstr(html, ids[RUNS - 1]), "B is the newest run");
@@ -68,10 +92,20 @@ Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
 	cr_expect_not_null(strstr(html, "<th>threshold</th><th>target</th>"), "%s", html);
 	cr_expect_not_null(strstr(html, "<td class=n>2%</td><td>"), "%s", html);
 	cr_expect_not_null(strstr(html, " of 3 metrics can call their target here"), "%s", html);
+	/* Medians in units that read, never an exponent. */
+	cr_expect_not_null(strstr(html, " µs/op</td>"), "%s", html);
+	cr_expect_null(strstr(html, "e+0"), "%s", html);
 	/* Each chart is a real image, not an empty canvas. */
-	snprintf(path, sizeof(path), "%s/history-006.png", site);
-	cr_expect_eq(png_read_stats(path, &ps, why, sizeof(why)), 0, "%s", why);
-	cr_expect_gt(ps.colours, 4, "%s: %zu colours", path, ps.colours);
+	{
+		const char *png = strstr(html, "<img src=\"ab-");
+		char name[300];
+
+		cr_assert_not_null(png, "%s", html);
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(png + 10, "\""), png + 10);
+		snprintf(path, sizeof(path), "%s/%s", site, name);
+		cr_expect_eq(png_read_stats(path, &ps, why, sizeof(why)), 0, "%s", why);
+		cr_expect_gt(ps.colours, 4, "%s: %zu colours", path, ps.colours);
+	}
 	free(html);
 
 	/* The page in a real browser: it loads, and the screenshot shows something. */
@@ -83,7 +117,7 @@ Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
 	cr_assert_eq(system(path), 0, "chromium failed: see %s/chromium.log", dir);
 	cr_assert_eq(png_read_stats(shot, &ps, why, sizeof(why)), 0, "%s", why);
 	cr_expect_eq(ps.width, 1280);
-	cr_expect_gt(ps.non_background, 0.05, "screenshot %.1f%% non-background",
+	cr_expect_gt(ps.non_background, 0.01, "screenshot %.1f%% non-background",
 		     ps.non_background * 100.0);
 	cr_expect_gt(ps.colours, 50, "screenshot has %zu colours", ps.colours);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
@@ -105,4 +139,79 @@ Test(report, bad_input_is_one_line_and_exit_2)
 	run_cli(&r, "report --bogus");
 	cr_expect_eq(r.status, 2);
 	rmdir(dir);
+}
+
+static void human(double v, const char *unit, const char *want)
+{
+	char out[96];
+
+	kb_human(v, unit, out, sizeof(out));
+	cr_expect_str_eq(out, want, "%g %s", v, unit);
+}
+
+/* Values read as a planner reads them: the unit scaled, never an exponent. */
+Test(report, values_print_in_units_that_read)
+{
+	human(679000.0, "ns/op", "679 µs/op");
+	human(1.4e7, "ns/op", "14 ms/op");
+	human(999.7, "ns", "1 µs");
+	human(0.5, "ns/op", "0.5 ns/op");
+	human(2.5e9, "ns", "2.5 s");
+	human(150.0, "us", "150 µs");
+	human(6.79e5, "ops/s", "679 kops/s");
+	human(1.4e6, "faults/s", "1.4 Mfaults/s");
+	human(12300.0, "Mbit/s", "12.3 Gbit/s");
+	human(0.5, "Mbit/s", "500 kbit/s");
+	human(2.0, "vmas/region", "2 vmas/region");
+	human(1.234e7, "regions", "12.3M regions");
+	human(NAN, "ns", "-");
+}
+
+/* Slugs: the same names give the same name, names that read alike two, and only [a-z0-9-]. */
+Test(report, page_names_are_stable_distinct_and_inert)
+{
+	const char *a[] = { "mm/guard/install", "method=madv_guard", "latency" };
+	const char *b[] = { "mm/guard/install", "method=madv-guard", "latency" };
+	const char *c[] = { "a", "bc" }, *d[] = { "ab", "c" };
+	const char *hostile[] = { "../../`touch pwned`<script>\n\xff", "x" };
+	char sa[KB_SLUG_MAX], sa2[KB_SLUG_MAX], sb[KB_SLUG_MAX], sc[KB_SLUG_MAX], sd[KB_SLUG_MAX],
+		sh[KB_SLUG_MAX];
+	char longname[5000];
+	const char *lng[] = { longname };
+
+	kb_slug(a, 3, sa);
+	kb_slug(a, 3, sa2);
+	kb_slug(b, 3, sb);
+	kb_slug(c, 2, sc);
+	kb_slug(d, 2, sd);
+	kb_slug(hostile, 2, sh);
+	cr_expect_str_eq(sa, sa2);
+	cr_expect_eq(strncmp(sa, "mm-guard-install-method-madv-guard-latency-", 43), 0, "%s", sa);
+	cr_expect_str_neq(sa, sb, "names that read alike share %s", sa);
+	cr_expect_str_neq(sc, sd);
+	cr_expect_eq(strspn(sh, "abcdefghijklmnopqrstuvwxyz0123456789-"), strlen(sh), "%s", sh);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	kb_slug(lng, 1, sh);
+	cr_expect_lt(strlen(sh), (size_t)KB_SLUG_MAX, "%zu", strlen(sh));
+}
+
+/* Data in a page's script element: the exact text as the text report shows it, and no '<'. */
+Test(report, names_in_page_data_cannot_close_the_script)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cJSON *back;
+
+	cr_assert_not_null(f);
+	kb_put_script_json(f, "</script><b>\"q\" \\ & \n\xff");
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_null(strchr(buf, '<'), "%s", buf);
+	cr_expect_null(strchr(buf, '\n'), "%s", buf);
+	back = cJSON_Parse(buf);
+	cr_assert_not_null(back, "not JSON: %s", buf);
+	cr_expect_str_eq(cJSON_GetStringValue(back), "</script><b>\"q\" \\\\ & \\n\\xff");
+	cJSON_Delete(back);
+	free(buf);
 }
