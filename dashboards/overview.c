@@ -191,6 +191,7 @@ int kb_write_overview(const struct kb_report *r)
 		r->nseries);
 	if (r->cmp)
 		fputs(" <a href=\"compare.html\">Newest comparison</a>.", f);
+	kb_planner_links(f, r);
 	fputs("</p>\n<div class=controls><label>filter <input id=filter type=search"
 	      " placeholder=\"benchmark, params, metric\" autocomplete=off></label>\n", f);
 	selector(f, r, "family", "family", true);

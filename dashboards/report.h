@@ -94,6 +94,10 @@ void kb_site_abort(struct kb_site *s);
 int kb_write_overview(const struct kb_report *r);	/* index.html */
 int kb_write_metric_pages(const struct kb_report *r);	/* m-SLUG.html */
 int kb_write_compare(const struct kb_report *r);	/* compare.html, with a comparison */
+int kb_write_planners(const struct kb_report *r);	/* plan-FAMILY.html, measured ones */
+
+/* The links to the planner views a newest run measured (planner.c), for the overview. */
+void kb_planner_links(FILE *f, const struct kb_report *r);
 
 /* A page's head: title (escaped), the site's style sheet, then head as it is. */
 void kb_page_head(FILE *f, const char *title, const char *head);

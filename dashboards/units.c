@@ -74,7 +74,7 @@ static void human_time(double ns, const char *rest, char *out, size_t size)
 static bool bit_rate(double v, const char *unit, char *out, size_t size)
 {
 	static const char *const prefix = "kMG";
-	const char *p = strchr(prefix, unit[0]);
+	const char *p = unit[0] ? strchr(prefix, unit[0]) : NULL;	/* strchr finds the NUL too */
 	double bits;
 	size_t k = 0;
 	char num[32];

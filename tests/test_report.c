@@ -9,6 +9,7 @@
 #include "../dashboards/slug.h"
 #include "../dashboards/units.h"
 #include "../lib/escape.h"
+#include "../results/store.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -165,6 +166,8 @@ Test(report, values_print_in_units_that_read)
 	human(2.0, "vmas/region", "2 vmas/region");
 	human(1.234e7, "regions", "12.3M regions");
 	human(NAN, "ns", "-");
+	human(5.0, "", "5");
+	human(65000.0, "", "65k");
 }
 
 /* Slugs: the same names give the same name, names that read alike two, and only [a-z0-9-]. */
@@ -214,4 +217,110 @@ Test(report, names_in_page_data_cannot_close_the_script)
 	cr_expect_str_eq(cJSON_GetStringValue(back), "</script><b>\"q\" \\\\ & \\n\\xff");
 	cJSON_Delete(back);
 	free(buf);
+}
+
+static void add_level(struct kb_run *run, const char *bench, const char *params, const char *metric,
+		      const char *unit, double v, const char *const *facts)
+{
+	struct kb_result *r = kb_run_add_result(run, bench, params, metric, unit, KB_LOWER_IS_BETTER);
+
+	cr_assert_not_null(r);
+	for (int i = 0; i < 5; i++)
+		kb_result_add_sample(r, v, false);
+	for (; facts && facts[0]; facts += 2)
+		kb_result_add_fact(r, facts[0], facts[1]);
+}
+
+static char *page(const char *site, const char *name)
+{
+	char path[600];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s", site, name);
+	text = slurp(path, NULL);
+	cr_assert_not_null(text, "no %s", path);
+	return text;
+}
+
+/*
+ * The planner views answer each family's question from the newest run, in
+ * its own terms: regions under vm.max_map_count and VMAs per region per
+ * method, namespaces per second and rtnl scaling with threads, requests
+ * per CPU-second, achieved against configured rate.
+ */
+Test(report, planner_views_answer_in_each_familys_terms)
+{
+	static struct cli_result r;
+	char dir[256], db[300], site[300], err[512];
+	struct kb_store *s;
+	struct kb_run run;
+	char *text;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/p.db", dir);
+	snprintf(site, sizeof(site), "%s/site", dir);
+	kb_run_init(&run);
+	snprintf(run.label, sizeof(run.label), "plan");
+	snprintf(run.host, sizeof(run.host), "planhost");
+	snprintf(run.started, sizeof(run.started), "2026-12-01T00:00:00Z");
+	run.environment = cJSON_CreateObject();
+	run.features = cJSON_CreateObject();
+	add_level(&run, "mm/guard/capacity", "method=madv_guard", "regions", "regions", 65000.0,
+		  (const char *const[]){ "capped", "true", NULL });
+	add_level(&run, "mm/guard/capacity", "method=prot_none", "regions", "regions", 32765.0, NULL);
+	add_level(&run, "mm/guard/vmas", "method=madv_guard,regions=1000", "vma_growth",
+		  "vmas/region", 0.0, NULL);
+	add_level(&run, "mm/guard/vmas", "method=prot_none,regions=1000", "vma_growth",
+		  "vmas/region", 2.0, NULL);
+	add_level(&run, "mm/guard/install", "method=madv_guard,regions=1000", "latency", "ns/op",
+		  1300.0, NULL);
+	add_level(&run, "net/rtnl/netns", "method=netns", "latency", "ns/netns", 2.0e6, NULL);
+	add_level(&run, "net/rtnl/ops", "method=per_netns,threads=1,op=addr", "throughput", "ops/s",
+		  100000.0, NULL);
+	add_level(&run, "net/rtnl/ops", "method=per_netns,threads=2,op=addr", "throughput", "ops/s",
+		  180000.0, NULL);
+	add_level(&run, "net/napi/rr", "method=busy_poll", "latency_p50", "us", 20.0,
+		  (const char *const[]){ "requests_per_s", "40000", "cpu_client_pct", "100",
+					 "cpu_server_pct", "100", "p99_us", "35.5", NULL });
+	add_level(&run, "net/shaper/rate", "method=tc,rate=100", "throughput", "Mbit/s", 95.0,
+		  (const char *const[]){ "configured_mbit", "100", NULL });
+	s = kb_store_open(db, true, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+	kb_store_close(s);
+	kb_run_free(&run);
+	run_cli(&r, "report --db %s -o %s", db, site);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	text = page(site, "index.html");
+	for (const char *const *p = (const char *const[]){ "plan-guard.html", "plan-rtnl.html",
+							  "plan-napi.html", "plan-shaper.html", NULL };
+	     *p; p++)
+		cr_expect_not_null(strstr(text, *p), "the overview does not link %s", *p);
+	free(text);
+	text = page(site, "plan-guard.html");
+	cr_expect_not_null(strstr(text, "<td>madv_guard</td><td class=n>65k (the benchmark's cap:"
+				  " at least)</td><td class=n>0</td><td class=n>1.3 µs/op</td>"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "<td>prot_none</td><td class=n>32.8k</td><td class=n>2</td>"),
+			   "%s", text);
+	free(text);
+	text = page(site, "plan-rtnl.html");
+	cr_expect_not_null(strstr(text, "<td class=n>500 netns/s</td><td class=n>2 ms/netns</td>"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "<td>method=per_netns,op=addr</td><td class=n>100 kops/s</td>"
+				  "<td class=n>180 kops/s</td><td class=n>1.80x (2 over 1)</td>"),
+			   "%s", text);
+	free(text);
+	text = page(site, "plan-napi.html");
+	cr_expect_not_null(strstr(text, "<td class=n>40 kreq/s</td><td class=n>200% of a CPU</td>"
+				  "<td class=n>20 kreq/s</td><td class=n>20 µs</td><td class=n>35.5 µs</td>"),
+			   "%s", text);
+	free(text);
+	text = page(site, "plan-shaper.html");
+	cr_expect_not_null(strstr(text, "<td class=n>100 Mbit/s</td><td class=n>95 Mbit/s</td>"
+				  "<td class=n>95.0%</td>"), "%s", text);
+	free(text);
+	snprintf(site, sizeof(site), "rm -rf %s", dir);
+	cr_expect_eq(system(site), 0);
 }
