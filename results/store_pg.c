@@ -918,6 +918,10 @@ static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only
 		 s->has_level ? "res.n" : "NULL");
 	snprintf(declare, sizeof(declare), "DECLARE kbench_rows NO SCROLL CURSOR FOR %s", sql);
 	rc = exec(s, "reading results", "BEGIN", 0, NULL, err, size);
+	/* Every row is read: plan for all of them, not the first 10% a cursor is planned for. */
+	if (!rc)
+		rc = exec(s, "reading results", "SET LOCAL cursor_tuple_fraction = 1.0", 0, NULL, err,
+			  size);
 	if (!rc)
 		rc = exec(s, "reading results", declare, only ? 1 : 0, (const char *const[]){ only },
 			  err, size);
