@@ -158,8 +158,10 @@ static void put_data(FILE *f, const struct kb_report *r, const struct kb_series 
 static void newest_table(FILE *f, const struct kb_series *s)
 {
 	size_t from = s->n > NEWEST_ROWS ? s->n - NEWEST_ROWS : 0;
+	char anchor[KB_SLUG_MAX];
 
-	fputs("<h3>", f);
+	kb_slug((const char *const[]){ s->host }, 1, anchor);
+	fprintf(f, "<h3 id=\"%s\">", anchor);
 	kb_put_xml(f, s->host);
 	fputs("</h3>\n<table class=cards><thead><tr><th>date</th><th>run</th><th>kernel</th>"
 	      "<th>median</th><th>95% CI</th><th>samples</th></tr></thead><tbody>\n", f);

@@ -81,23 +81,24 @@ static void row(FILE *f, const struct kb_report *r, const struct kb_series *s)
 	const struct kb_point *newest = &s->points[s->n - 1];
 	const struct kb_history_change *c = last_change(r, s);
 	struct kb_latest l;
-	char family[128], slug[KB_SLUG_MAX], value[96];
+	char family[128], slug[KB_SLUG_MAX], host[KB_SLUG_MAX], value[96];
 
 	kb_series_latest(s, kb_target_change(s->benchmark), KB_LATEST_ALPHA, &l);
 	kb_family_of(s->benchmark, family, sizeof(family));
 	kb_metric_slug(s, slug);
+	kb_slug((const char *const[]){ s->host }, 1, host);
 	fputs("<tr data-family=\"", f);
 	kb_put_xml(f, family);
 	fputs("\" data-group=\"", f);
 	kb_put_xml(f, s->host);
-	fprintf(f, "\" data-verdict=\"%s\" data-href=\"m-%s.html\" data-text=\"",
-		kb_verdict_name(l.verdict), slug);
+	fprintf(f, "\" data-verdict=\"%s\" data-href=\"m-%s.html#%s\" data-text=\"",
+		kb_verdict_name(l.verdict), slug, host);
 	kb_put_xml(f, s->benchmark);
 	fputc(' ', f);
 	kb_put_xml(f, s->params);
 	fputc(' ', f);
 	kb_put_xml(f, s->metric);
-	fprintf(f, "\"><td class=name><a href=\"m-%s.html\">", slug);
+	fprintf(f, "\"><td class=name><a href=\"m-%s.html#%s\">", slug, host);
 	kb_put_xml(f, s->benchmark);
 	fputs("</a><div class=sub>", f);
 	kb_put_xml(f, s->params);

@@ -102,6 +102,8 @@ Test(site, a_reader_filters_clicks_and_hovers_in_chromium, .timeout = 300)
 	cr_expect_str_eq(text(facts, "clicked_group"), "lab-b");
 	cr_expect_eq(strncmp(text(facts, "clicked_href"), "m-mm-guard-", 11), 0, "%s",
 		     text(facts, "clicked_href"));
+	cr_expect_not_null(strstr(text(facts, "clicked_href"), ".html#lab-b-"), "%s",
+			   text(facts, "clicked_href"));
 	labels = cJSON_GetObjectItem(facts, "chart_labels");
 	cr_expect_eq(cJSON_GetArraySize(labels), 4, "date + 3 hosts");
 	points = cJSON_GetObjectItem(facts, "chart_points");
