@@ -255,7 +255,7 @@ int cmd_report(int argc, char **argv)
 		kb_series_free(series, nseries);
 		free(x.ids);
 		free(x.id_hosts);
-		return s ? KB_EXIT_ENV : rc;
+		return rc;
 	}
 	kb_store_close(s);
 	pick_pair(&x);

@@ -260,21 +260,28 @@ static int fill_levels(struct pg_store *s, char *err, size_t size)
 	FILE *f = r ? open_memstream(&text, &len) : NULL;
 	int rc = f ? 0 : -1;
 
+	if (r && !f)
+		snprintf(err, size, "%s: adding the results' levels: out of memory", s->base.path);
 	for (int i = 0; f && !rc && i < PQntuples(r); i++) {
 		struct kb_level l;
 
-		rc = parse_array(PQgetvalue(r, i, 1), &v, &nv, &cap);
+		if (parse_array(PQgetvalue(r, i, 1), &v, &nv, &cap)) {
+			snprintf(err, size, "%s: adding the results' levels: the samples of result %s"
+				 " do not read", s->base.path, PQgetvalue(r, i, 0));
+			rc = -1;
+			break;
+		}
 		kb_level_of(v, nv, &l);
 		fprintf(f, "%s\t", PQgetvalue(r, i, 0));
 		put_level(f, &l);
 		fputc('\n', f);
 	}
-	if (f && fclose(f))
+	if (f && fclose(f) && !rc) {
+		snprintf(err, size, "%s: adding the results' levels: out of memory", s->base.path);
 		rc = -1;
+	}
 	PQclear(r);
 	free(v);
-	if (rc && r)
-		snprintf(err, size, "%s: adding the results' levels: out of memory", s->base.path);
 	if (!rc)
 		rc = exec(s, "adding the results' levels",
 			  "CREATE TEMPORARY TABLE kbench_levels(id bigint, n bigint, median double"
