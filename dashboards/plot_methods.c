@@ -87,7 +87,8 @@ static int write_chart(struct kb_report *r, const struct kb_result *first, struc
 	fputs(" font ',10'\nset ylabel ", f);
 	kb_gp_quoted(f, "%s (%s is better)", first->unit,
 		     first->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower");
-	fprintf(f, "\nset key top left font ',9'\nset bmargin 7\n"
+	/* SI prefixes on the axis (14.0M, 250.0k), never an exponent. */
+	fprintf(f, "\nset format y '%%.1s%%c'\nset key top left font ',9'\nset bmargin 7\n"
 		   "set xrange [-0.5:%g]\nset xtics rotate by -20 font ',8' (", (double)cases->n - 0.5);
 	for (size_t c = 0; c < cases->n; c++) {
 		fputs(c ? ", " : "", f);
