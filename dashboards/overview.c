@@ -51,8 +51,8 @@ static void sparkline(FILE *f, const struct kb_series *s)
 		hi = fmax(hi, s->points[i].median);
 	}
 	fprintf(f, "<svg class=spark width=%d height=%d viewBox=\"0 0 %d %d\" role=img"
-		   " aria-label=\"history of %zu runs\"><polyline points=\"", SPARK_W, SPARK_H,
-		SPARK_W, SPARK_H, s->n);
+		   " aria-label=\"history of %zu run%s\"><polyline points=\"", SPARK_W, SPARK_H,
+		SPARK_W, SPARK_H, s->n, s->n == 1 ? "" : "s");
 	for (size_t i = from; i < s->n; i++) {
 		double x = n > 1 ? (double)(i - from) * (SPARK_W - 4) / (double)(n - 1) + 2 : SPARK_W / 2.0;
 		double y = hi > lo ? (hi - s->points[i].median) * (SPARK_H - 4) / (hi - lo) + 2
@@ -121,7 +121,7 @@ static void row(FILE *f, const struct kb_report *r, const struct kb_series *s)
 			c->regression ? "regression" : "improvement", c->change_pct, c->at->started);
 		kb_put_xml(f, c->at->kernel);
 	} else {
-		fputs("none", f);
+		fputs("no change point", f);
 	}
 	fprintf(f, "</td><td class=\"v %s\">%s", kb_verdict_name(l.verdict),
 		kb_verdict_name(l.verdict));
