@@ -55,9 +55,9 @@ int cmd_probe(int argc, char **argv)
 		kb_json_print_and_free(root);
 		return KB_EXIT_OK;
 	}
-	printf("%-17s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
+	printf("%-21s %-8s %s\n", "FEATURE", "PRESENT", "EVIDENCE");
 	for (size_t i = 0; i < kb_feature_count(); i++)
-		printf("%-17s %-8s %s%s\n", all[i].feature->name, all[i].present ? "yes" : "no",
+		printf("%-21s %-8s %s%s\n", all[i].feature->name, all[i].present ? "yes" : "no",
 		       all[i].denied ? "not permitted: " : "", all[i].evidence);
 	return KB_EXIT_OK;
 }

@@ -10,6 +10,8 @@
 /* One row per feature: adding a feature is one row and one probe function. */
 static const struct kb_feature features[] = {
 	{ "madv_guard", "MADV_GUARD_INSTALL", "6.13", kb_probe_madv_guard },
+	{ "guard_process_madvise", "the guard advices through process_madvise on its own pidfd", "6.13",
+	  kb_probe_guard_process_madvise },
 	{ "perf_hw", "a hardware PMU (cycles, instructions)", "-", kb_probe_perf_hw },
 	{ "bpf_jit", "the BPF JIT", "-", kb_probe_bpf_jit },
 	{ "btf", "kernel BTF (/sys/kernel/btf/vmlinux)", "-", kb_probe_btf },

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 int kb_probe_madv_guard(char *evidence, size_t size);
+int kb_probe_guard_process_madvise(char *evidence, size_t size);
 int kb_probe_perf_hw(char *evidence, size_t size);
 int kb_probe_bpf_jit(char *evidence, size_t size);
 int kb_probe_btf(char *evidence, size_t size);

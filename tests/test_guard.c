@@ -5,9 +5,9 @@
 #include <criterion/criterion.h>
 #include <sys/mman.h>
 
-static void need_madv_guard(void)
+static void need_feature(const char *name)
 {
-	const struct kb_probe_result *r = kb_probe_find("madv_guard");
+	const struct kb_probe_result *r = kb_probe_find(name);
 	char why[512];
 
 	cr_assert_not_null(r);
@@ -15,6 +15,11 @@ static void need_madv_guard(void)
 		kb_probe_lack_reason(r, why, sizeof(why));
 		cr_skip_test("skipped: %s", why);
 	}
+}
+
+static void need_madv_guard(void)
+{
+	need_feature("madv_guard");
 }
 
 static struct sigaction old_segv;
@@ -110,5 +115,32 @@ Test(guard, madv_guard_adds_no_vma_while_prot_none_splits)
 		     after - before, 2 * n - 1);
 	cr_assert_eq(guard_remove_all(&l), 0);
 	cr_expect_eq(kb_count_vmas(), before, "mprotect back did not merge the VMAs");
+	guard_layout_unmap(&l);
+}
+
+/*
+ * Bulk installs over more regions than one process_madvise() call takes
+ * (IOV_MAX): every guard faults, no VMA is added, and removing them all
+ * makes every guard page usable again.
+ */
+Test(guard, process_madvise_guards_every_region_in_bulk_without_a_vma)
+{
+	struct guard_layout l;
+	const long n = 2500;
+	long before;
+	char v;
+
+	need_feature("guard_process_madvise");
+	cr_assert_eq(guard_layout_map(&l, GUARD_PROCESS_MADVISE, n, 1, true), 0);
+	before = kb_count_vmas();
+	cr_assert_eq(guard_install_all(&l), 0);
+	cr_expect_eq(kb_count_vmas(), before, "bulk install changed the VMA count");
+	for (long i = 0; i < n; i++) {
+		cr_assert(guard_read_faults(guard_addr(&l, i), &v), "guard %ld of %ld did not fault", i, n);
+		cr_assert(!guard_write_faults(guard_data(&l, i), 7), "data above guard %ld faulted", i);
+	}
+	cr_assert_eq(guard_remove_all(&l), 0);
+	for (long i = 0; i < n; i++)
+		cr_assert(!guard_read_faults(guard_addr(&l, i), &v), "guard %ld still faults after bulk remove", i);
 	guard_layout_unmap(&l);
 }

@@ -27,6 +27,14 @@ static const struct kb_method methods[] = {
 	{ NULL, NULL },
 };
 
+/* Installing and removing can also be done in bulk: one call for N regions. */
+static const struct kb_method bulk_methods[] = {
+	{ "madv_guard", "madv_guard" },
+	{ "process_madvise", "guard_process_madvise" },
+	{ "prot_none", NULL },
+	{ NULL, NULL },
+};
+
 static const struct kb_axis layout_axes[] = {
 	{ "regions", "1000", "100,1000,10000" },
 	{ "guard_pages", "1", "1,16" },
@@ -503,19 +511,20 @@ static const struct kb_collect collect_vmas_faults[] = {
 	{ NULL, NULL },
 };
 
-#define GUARD_BENCH(...) {						\
-	.methods = methods, .baseline = "prot_none",			\
+#define GUARD_BENCH_OF(table, ...) {					\
+	.methods = table, .baseline = "prot_none",			\
 	.state_size = sizeof(struct guard_state),			\
 	.teardown = guard_teardown, __VA_ARGS__ }
+#define GUARD_BENCH(...) GUARD_BENCH_OF(methods, __VA_ARGS__)
 
 const struct kb_bench kb_mm_guard[] = {
-	GUARD_BENCH(.name = "mm/guard/install",
+	GUARD_BENCH_OF(bulk_methods, .name = "mm/guard/install",
 		    .collect = collect_vmas_faults,
 		    .summary = "install a guard at the low end of each of N regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true, .one_cpu = true, .deterministic = true,
 		    .setup = guard_setup, .sample = install_sample),
-	GUARD_BENCH(.name = "mm/guard/remove",
+	GUARD_BENCH_OF(bulk_methods, .name = "mm/guard/remove",
 		    .collect = collect_vmas,
 		    .summary = "remove the guards of N regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
