@@ -36,6 +36,7 @@ struct kb_axis {
 struct kb_run_ctx {
 	const char *net_dev;	/* --net-dev: a real NIC for net/ instead of veth, or NULL */
 	const char *net_peer;	/* --net-peer: the machine across it (IPv4), or NULL */
+	const char *nic_a, *nic_b;	/* --nic-pair: two local NICs wired to each other, or NULL */
 };
 
 /* One point of the sweep: method plus one value per axis. */

@@ -44,10 +44,16 @@ static const struct kb_option vm_options[] = {
 };
 
 static int vm_run(int argc, char **argv);
+static int vm_napi(int argc, char **argv);
 
 static const struct kb_verb vm_verbs[] = {
 	{ "run", vm_run, "--kernel BZIMAGE [OPTIONS] [--exec PROGRAM] [-- ARGS...]",
 	  "boot BZIMAGE, run kbench ARGS (or PROGRAM ARGS) inside" },
+	{ "napi", vm_napi, "--kernel BZIMAGE [OPTIONS] [-- RUN OPTIONS...]",
+	  "boot BZIMAGE with two virtio NICs wired to each other and\n"
+	  "run net/napi/rr across them (kbench run -f net/napi/rr\n"
+	  "--nic-pair eth0,eth1 RUN OPTIONS, default --quick): NAPI\n"
+	  "on a device with interrupts; the run is stored here" },
 	{ 0 },
 };
 
@@ -59,7 +65,8 @@ const struct kb_cmd kb_cmd_vm = {
 		 "  the guest kernel's release as label (unless --label) and the VM in its\n"
 		 "  environment; any other command's output is printed. With --exec, PROGRAM\n"
 		 "  runs instead (it finds kbench on its PATH) and its output is printed. The\n"
-		 "  VM has no network device and is always killed by the end.\n",
+		 "  VM has no network device but the --nics wired only to each other, and is\n"
+		 "  always killed by the end.\n",
 	.options = vm_options,
 	.verbs = vm_verbs,
 	.more = "exit: the guest command's status; 2 bad input, 3 the VM failed or timed out\n",
@@ -120,18 +127,69 @@ static int take_run(const struct vm_cli *cli, struct kb_store *store,
 	return rc;
 }
 
+/*
+ * vm napi: the guest command is a run of net/napi/rr over the VM's two
+ * NICs, the options after -- appended (default --quick).
+ */
+static int parse_napi(int argc, char **argv, struct vm_cli *cli)
+{
+	static char *args[64] = { "run", "-f", "net/napi/rr", "--nic-pair", "eth0,eth1" };
+	int n = 5, rc = kb_opt_parse(&kb_cmd_vm, "vm napi", argc, argv, cli);
+
+	if (rc)
+		return rc;
+	if (cli->job.exec) {
+		kb_err("vm napi: --exec is for vm run (vm napi runs kbench run)");
+		return KB_EXIT_USAGE;
+	}
+	if (cli->job.nics && cli->job.nics != 2) {
+		kb_err("vm napi: --nics %ld: the pair is two NICs", cli->job.nics);
+		return KB_EXIT_USAGE;
+	}
+	if (argc - optind > (int)(sizeof(args) / sizeof(args[0])) - n - 1) {
+		kb_err("vm napi: too many run options (%d)", argc - optind);
+		return KB_EXIT_USAGE;
+	}
+	if (optind == argc)
+		args[n++] = "--quick";
+	while (optind < argc)
+		args[n++] = argv[optind++];
+	cli->job.nics = 2;
+	cli->job.args = args;
+	cli->job.nargs = n;
+	if ((rc = kb_run_check_guest_args(n - 1, args + 1)))
+		return rc;
+	return kb_vm_job_check("vm napi", &cli->job);
+}
+
+static int vm_boot(struct vm_cli *cli);
+
 static int vm_run(int argc, char **argv)
 {
 	struct vm_cli cli = { .job = KB_VM_JOB_DEFAULTS, .store = true };
+	int rc = parse(argc, argv, &cli);
+
+	return rc ? (rc < 0 ? KB_EXIT_OK : rc) : vm_boot(&cli);
+}
+
+static int vm_napi(int argc, char **argv)
+{
+	struct vm_cli cli = { .job = KB_VM_JOB_DEFAULTS, .store = true };
+	int rc = parse_napi(argc, argv, &cli);
+
+	return rc ? (rc < 0 ? KB_EXIT_OK : rc) : vm_boot(&cli);
+}
+
+/* Boots the parsed job; stores (and reports) a guest run, prints anything else. */
+static int vm_boot(struct vm_cli *cli)
+{
 	struct kb_store *store = NULL;
 	struct kb_vm_outcome o;
 	char err[1024];
-	int rc = parse(argc, argv, &cli);
+	int rc = 0;
 
-	if (rc)
-		return rc < 0 ? KB_EXIT_OK : rc;
-	if (cli.store && kb_vm_guest_is_run(&cli.job)) {
-		store = kb_store_open(cli.db ? cli.db : kb_store_default_path(), true, err,
+	if (cli->store && kb_vm_guest_is_run(&cli->job)) {
+		store = kb_store_open(cli->db ? cli->db : kb_store_default_path(), true, err,
 				      sizeof(err));
 		if (!store) {
 			kb_err("vm run: %s", err);
@@ -139,26 +197,26 @@ static int vm_run(int argc, char **argv)
 		}
 	}
 	kb_undo_install_handlers();
-	if (!cli.job.quiet)
-		fprintf(stderr, "kbench: booting %s (%s, %ld CPUs, %ld MiB)\n", cli.job.kernel,
-			cli.job.accel, cli.job.cpus, cli.job.mem_mib);
-	if (kb_vm_run_guest(&cli.job, &o, err, sizeof(err))) {
+	if (!cli->job.quiet)
+		fprintf(stderr, "kbench: booting %s (%s, %ld CPUs, %ld MiB)\n", cli->job.kernel,
+			cli->job.accel, cli->job.cpus, cli->job.mem_mib);
+	if (kb_vm_run_guest(&cli->job, &o, err, sizeof(err))) {
 		kb_err("vm run: %s", err);
 		rc = kb_stop_requested() ? KB_EXIT_INTERRUPTED : KB_EXIT_ENV;
-	} else if (o.rebooted && cli.job.quiet) {
+	} else if (o.rebooted && cli->job.quiet) {
 		const char *why = strstr(o.accel_note, KB_VM_REBOOT_NOTE);
 
 		kb_err("vm run: %s", why ? why : "the first boot did not reach init; booted again");
-	} else if (!cli.job.quiet) {
+	} else if (!cli->job.quiet) {
 		fprintf(stderr, "kbench: guest %s under %s (%s): booted in %.1f s, done in %.1f s\n",
 			o.guest_release, o.accel, o.accel_note, o.boot_s, o.total_s);
 	}
 	if (!rc && o.guest_rc)
 		kb_err("vm run: the guest's %s %s exited %d (its console's last line: %s)",
-		       cli.job.exec ? "program" : "kbench",
-		       cli.job.exec ? cli.job.exec : cli.job.args[0], o.guest_rc, o.console_line);
-	if (!rc && kb_vm_guest_is_run(&cli.job) && o.output_len) {
-		rc = take_run(&cli, store, &o);
+		       cli->job.exec ? "program" : "kbench",
+		       cli->job.exec ? cli->job.exec : cli->job.args[0], o.guest_rc, o.console_line);
+	if (!rc && kb_vm_guest_is_run(&cli->job) && o.output_len) {
+		rc = take_run(cli, store, &o);
 	} else if (!rc) {
 		fwrite(o.output, 1, o.output_len, stdout);
 		rc = o.guest_rc;

@@ -6,7 +6,9 @@
 #include "../kernel/machine.h"
 #include "../results/run.h"
 
+#include <net/if.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v)
@@ -134,11 +136,47 @@ void kb_suite_free(struct kb_suite_cli *cli)
 	kb_sample_plan_free(&cli->plan);
 }
 
+/* --nic-pair A,B: two distinct devices that exist here. */
+static int check_nic_pair(const char *cmd, struct kb_suite_cli *cli)
+{
+	const char *comma = strchr(cli->nic_pair, ',');
+	size_t la = comma ? (size_t)(comma - cli->nic_pair) : 0;
+
+	if (cli->net_dev || cli->net_peer) {
+		kb_err("%s: --nic-pair and --net-dev/--net-peer are two ways to the network: one "
+		       "at a time", cmd);
+		return KB_EXIT_USAGE;
+	}
+	if (!comma || !la || la >= sizeof(cli->nic_a) || !comma[1] ||
+	    strlen(comma + 1) >= sizeof(cli->nic_b) || strchr(comma + 1, ',')) {
+		kb_err("%s: bad --nic-pair '%s': expected two device names, A,B", cmd,
+		       cli->nic_pair);
+		return KB_EXIT_USAGE;
+	}
+	snprintf(cli->nic_a, sizeof(cli->nic_a), "%.*s", (int)la, cli->nic_pair);
+	snprintf(cli->nic_b, sizeof(cli->nic_b), "%s", comma + 1);
+	if (!strcmp(cli->nic_a, cli->nic_b)) {
+		kb_err("%s: bad --nic-pair '%s': two different devices are needed", cmd,
+		       cli->nic_pair);
+		return KB_EXIT_USAGE;
+	}
+	for (const char *d = cli->nic_a; d; d = d == cli->nic_a ? cli->nic_b : NULL)
+		if (!if_nametoindex(d)) {
+			kb_err("%s: --nic-pair: %s: no such device here", cmd, d);
+			return KB_EXIT_USAGE;
+		}
+	cli->opts.ctx.nic_a = cli->nic_a;
+	cli->opts.ctx.nic_b = cli->nic_b;
+	return 0;
+}
+
 int kb_suite_check(const char *cmd, struct kb_suite_cli *cli)
 {
 	struct kb_topo t;
 	char why[256];
 
+	if (cli->nic_pair)
+		return check_nic_pair(cmd, cli);
 	if (!cli->net_dev && !cli->net_peer)
 		return 0;
 	if (!cli->net_dev || !cli->net_peer) {

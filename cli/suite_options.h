@@ -22,6 +22,8 @@ struct kb_suite_cli {
 	char filter_buf[KB_FILTER_MAX];	/* the -f globs opts.filter points at */
 	const char *label, *db;
 	const char *net_dev, *net_peer;	/* a real NIC for net/ instead of veth */
+	const char *nic_pair;		/* --nic-pair A,B: two local NICs wired to each other */
+	char nic_a[16], nic_b[16];
 	bool store, json, quiet;
 	bool auto_samples;		/* --auto-samples: opts.plan from the store */
 	const char *host;		/* --host: the identity the run is stored under */
@@ -115,6 +117,10 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  "a real NIC for the net/ benchmarks (with --net-peer)") },                              \
 	{ KB_O("net-peer", 0, KB_OPT_STRING, offsetof(T, m.net_peer), "ADDR",                         \
 	  "the IPv4 address of the peer running kbench napi serve") },                            \
+	{ KB_O("nic-pair", 0, KB_OPT_STRING, offsetof(T, m.nic_pair), "A,B",                          \
+	  "two NICs of this machine wired to each other (a VM's, see\n"                          \
+	  "kbench vm napi): net/napi moves one into each of its\n"                                \
+	  "namespaces instead of veth, and back after each case") },                             \
 	KB_SUITE_OPT_JSON(T, m, "print JSON instead of the text report"),                       \
 	{ KB_O("quiet", 'q', KB_OPT_SET, offsetof(T, m.quiet), NULL, "no progress on stderr") }
 
@@ -129,7 +135,8 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 
 /*
  * After the options: --net-dev and --net-peer come together, name an
- * existing device and an IPv4 address; then they go into opts.ctx, which
+ * existing device and an IPv4 address; --nic-pair names two existing
+ * devices and goes with neither. Then they go into opts.ctx, which
  * the harness hands to every case, and the net/ benchmarks use them.
  * 0, or KB_EXIT_USAGE with the error printed.
  */

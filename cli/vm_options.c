@@ -43,6 +43,12 @@ int kb_vm_option(const char *cmd, int c, const char *arg, struct kb_vm_job *j)
 			return KB_EXIT_USAGE;
 		}
 		return 1;
+	case KB_OPT_VM_NICS:
+		if (!kb_parse_long(arg, 0, KB_VM_MAX_NICS, &j->nics)) {
+			kb_err("%s: bad --nics '%s': expected 0..%d", cmd, arg, KB_VM_MAX_NICS);
+			return KB_EXIT_USAGE;
+		}
+		return 1;
 	case KB_OPT_VM_TIMEOUT:
 	case KB_OPT_VM_BOOT_TIMEOUT:
 		if (!kb_parse_long(arg, 1, 86400, &v)) {

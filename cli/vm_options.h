@@ -13,7 +13,7 @@
 
 enum { KB_OPT_VM_CONFIG = 300, KB_OPT_VM_KBENCH, KB_OPT_VM_ACCEL, KB_OPT_VM_CPUS,
        KB_OPT_VM_MEM, KB_OPT_VM_TIMEOUT, KB_OPT_VM_BOOT_TIMEOUT, KB_OPT_VM_KEEP,
-       KB_OPT_VM_MODULES, KB_OPT_VM_NO_MODULES, KB_OPT_VM_TCG_THREADS };
+       KB_OPT_VM_MODULES, KB_OPT_VM_NO_MODULES, KB_OPT_VM_TCG_THREADS, KB_OPT_VM_NICS };
 
 /* lib/options.h callback for the VM options: kb_vm_option with the entry's key. */
 int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void *v);
@@ -31,6 +31,10 @@ int kb_opt_vm(const char *who, const struct kb_option *o, const char *arg, void 
 	  .key = KB_OPT_VM_CPUS },                                                               \
 	{ KB_O("mem", 0, KB_OPT_CALL, offsetof(T, m), "MIB", "guest memory (default 1024)"),            \
 	  .fn = kb_opt_vm, .key = KB_OPT_VM_MEM },                                               \
+	{ KB_O("nics", 0, KB_OPT_CALL, offsetof(T, m), "N",                                            \
+	  "N virtio-net NICs (eth0..) wired to each other on one qemu\n"                          \
+	  "hub, and to nothing else (default 0: no network device)"),                             \
+	  .fn = kb_opt_vm, .key = KB_OPT_VM_NICS },                                              \
 	{ KB_O("timeout", 0, KB_OPT_CALL, offsetof(T, m), "S",                                         \
 	  "kill the VM after S seconds (default 1800)"), .fn = kb_opt_vm,                         \
 	  .key = KB_OPT_VM_TIMEOUT },                                                            \

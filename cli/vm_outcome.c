@@ -51,6 +51,11 @@ int kb_vm_outcome_run(const struct kb_vm_job *j, const struct kb_vm_outcome *o,
 		cJSON_AddStringToObject(vm, "tcg_threads", j->tcg_multi ? "multi" : "single");
 	cJSON_AddNumberToObject(vm, "cpus", (double)j->cpus);
 	cJSON_AddNumberToObject(vm, "memory_mib", (double)j->mem_mib);
+	if (j->nics)
+		cJSON_AddStringToObject(vm, "nics", j->nics == 1 ? "1 virtio-net on a qemu hub"
+						: "virtio-net NICs wired to each other on one qemu hub");
+	if (j->nics)
+		cJSON_AddNumberToObject(vm, "nic_count", (double)j->nics);
 	add_image(vm, j->kernel);
 	cJSON_AddStringToObject(vm, "modules", j->modules ? j->modules : "none");
 	cJSON_AddNumberToObject(vm, "boot_s", o->boot_s);

@@ -280,3 +280,66 @@ Test(vm613, shapers_kbench_sets_are_what_the_kernel_holds, .timeout = 900)
 	for (int i = 0; i < 3; i++)
 		cr_expect_str_eq(lines[4 + i], lines[1 + i]);
 }
+
+static const char *fact_of(cJSON *res, const char *name)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "facts"), name));
+}
+
+/*
+ * kbench vm napi on a 6.13+ guest: the four methods across two virtio NICs
+ * with interrupts, each with its NAPI settings read back and its
+ * interrupts per request counted; the run is stored here with the VM and
+ * its NICs in the environment. Under closed-loop load suspend takes fewer
+ * interrupts per request than base (its rx lines stay masked while epoll
+ * busy-polls); the figures are in the failure message when it does not.
+ */
+Test(vm613, napi_methods_on_nics_with_interrupts, .timeout = 900)
+{
+	static struct cli_result r;
+	char dir[256], db[300];
+	cJSON *doc, *res, *vm;
+	double per_request[4] = { -1, -1, -1, -1 };
+	static const char *const methods[] = { "base", "defer", "busy_poll", "suspend" };
+	static const char *const settings[] = {
+		"defaults", "defer-hard-irqs=100 gro-flush-timeout=200000 irq-suspend-timeout=0",
+		"defaults", "defer-hard-irqs=100 gro-flush-timeout=200000 irq-suspend-timeout=20000000",
+	};
+
+	need_kernel();
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/napi.db", dir);
+	run_cli(&r, "vm napi --timeout 300 --kernel " BPO_KERNEL " --accel tcg -q --db %s -J -- "
+		    "--quick -r 3", db);
+	cr_assert_eq(r.status, 0, "vm napi: %s", r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	vm = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "run"), "environment"), "vm");
+	cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(vm, "nic_count")), 2.0, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results")) {
+		const char *m = cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "params"), "method"));
+		const char *irqs = fact_of(res, "irqs_per_request"), *napi = fact_of(res, "napi");
+
+		for (int i = 0; i < 4; i++) {
+			if (strcmp(m, methods[i]))
+				continue;
+			cr_assert_not_null(irqs, "%s: no interrupt count", m);
+			per_request[i] = atof(irqs);
+			cr_expect(napi && !strncmp(napi, settings[i], strlen(settings[i])),
+				  "%s: settings read back '%s'", m, napi);
+			cr_expect(strstr(fact_of(res, "device"), "virtio_net"), "%s", fact_of(res, "device"));
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		cr_expect_geq(per_request[i], 0.0, "%s did not run: %.500s", methods[i], r.out);
+	cr_expect_gt(per_request[0], 1.0, "base takes an interrupt per packet: %.3f", per_request[0]);
+	cr_expect_lt(per_request[3], per_request[0],
+		     "suspend took %.3f interrupts per request, base %.3f: not suspended here",
+		     per_request[3], per_request[0]);
+	cJSON_Delete(doc);
+	run_cli(&r, "runs --db %s -J", db);
+	cr_expect(r.status == 0 && strstr(r.out, "-vm"), "the run is stored as the VM's: %s", r.out);
+	unlink_store(db);
+	rmdir(dir);
+}

@@ -55,6 +55,9 @@ struct rr_state {
 	struct kb_hist all;		/* every measured RTT */
 	struct kb_rr_window total;	/* summed over the measured samples */
 	unsigned long long softirq0, softirq, ticks0, ticks;
+	unsigned long long irqs;	/* the NICs' interrupts over the measured windows */
+	unsigned long long line_irqs[KB_DEV_MAX_IRQS];	/* the same, per line */
+	char line_names[KB_DEV_MAX_IRQS][32];
 	char napi[160], epoll[64];
 	char placement[64];		/* where kb_rr_start put server and client */
 };
@@ -121,6 +124,7 @@ static int method_topology(struct kb_topo *t, const struct kb_case *c, bool thre
 	uint64_t accepted = 0;
 	const char *method = c->method->name;
 	int err = c->ctx.net_dev ? kb_topo_remote(t, c->ctx.net_dev, c->ctx.net_peer, why, size)
+		  : c->ctx.nic_a ? kb_topo_adopt(t, c->ctx.nic_a, c->ctx.nic_b, why, size)
 				 : kb_topo_create(t, 1, why, size);
 
 	if (err)
@@ -180,15 +184,18 @@ static int rr_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_
 {
 	struct rr_state *s = state;
 	struct kb_rr_window w;
-	unsigned long long sq0, t0, sq1, t1;
+	unsigned long long sq0, t0, sq1, t1, irq0, irq1;
+	unsigned long long each0[KB_DEV_MAX_IRQS] = { 0 }, each1[KB_DEV_MAX_IRQS] = { 0 };
 	int err;
 
 	(void)batch;
 	memset(&w, 0, sizeof(w));
 	cpu_ticks(&sq0, &t0);
+	irq0 = kb_irqs_fired(s->topo.irqs, s->topo.nirqs, each0, NULL);
 	kb_meter_begin(m);
 	err = kb_rr_window(&s->rr, WINDOW_NS, WINDOW_REQUESTS, s->rate, &w, why, size);
 	kb_meter_end(m);
+	irq1 = kb_irqs_fired(s->topo.irqs, s->topo.nirqs, each1, s->line_names);
 	cpu_ticks(&sq1, &t1);
 	if (err)
 		return err;
@@ -205,6 +212,9 @@ static int rr_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_
 	s->total.server_cpu_ns += w.server_cpu_ns;
 	s->softirq += sq1 - sq0;
 	s->ticks += t1 - t0;
+	s->irqs += irq1 - irq0;
+	for (int i = 0; i < s->topo.nirqs; i++)
+		s->line_irqs[i] += each1[i] - each0[i];
 	out->ops = w.requests;
 	out->value = (double)kb_hist_quantile(&w.hist, 0.5) / 1000.0;
 	return 0;
@@ -219,10 +229,37 @@ static void rr_teardown(void *state)
 	s->started = false;
 }
 
+/* What the case ran over, in the device fact. */
+static const char *device_name(const struct kb_topo *t, char *buf, size_t size)
+{
+	if (t->ns_a < 0)
+		return t->dev_a;	/* --net-dev */
+	if (!t->driver[0])
+		return "veth (software NAPI: no hardware IRQs)";
+	snprintf(buf, size, "%s/%s (%s, %d interrupt lines)", t->dev_a, t->dev_b, t->driver,
+		 t->nirqs);
+	return buf;
+}
+
+/* "virtio0-input.0 0.97, virtio1-input.0 0.97": the lines that fired, per request. */
+static const char *irqs_by_line(const struct rr_state *s, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < s->topo.nirqs && len < size; i++)
+		if (s->line_irqs[i])
+			len += (size_t)snprintf(buf + len, size - len, "%s%s %.3f", len ? ", " : "",
+						s->line_names[i][0] ? s->line_names[i] : "?",
+						(double)s->line_irqs[i] / (double)s->all.n);
+	return buf[0] ? buf : "none fired";
+}
+
 static void rr_facts(void *state, struct kb_result *r)
 {
 	struct rr_state *s = state;
 	double wall = (double)s->total.wall_ns;
+	char dev[96], lines[KB_DEV_MAX_IRQS * 48];
 
 	if (!s->all.n)
 		return;
@@ -237,8 +274,15 @@ static void rr_facts(void *state, struct kb_result *r)
 	kb_result_add_fact(r, "napi", s->napi);
 	kb_result_add_fact(r, "epoll", s->epoll);
 	kb_result_add_fact(r, "placement", s->placement);
-	kb_result_add_fact(r, "device", s->topo.ns_a >= 0 ? "veth (software NAPI: no hardware IRQs)"
-							 : s->topo.dev_a);
+	kb_result_add_fact(r, "device", device_name(&s->topo, dev, sizeof(dev)));
+	/* Both NICs' lines, over the measured windows: the evidence of masking or deferral. */
+	if (s->topo.nirqs) {
+		kb_result_add_factf(r, "irqs", "%llu", s->irqs);
+		kb_result_add_factf(r, "irqs_per_request", "%.4f",
+				    (double)s->irqs / (double)s->all.n);
+		kb_result_add_fact(r, "irqs_per_request_by_line",
+				   irqs_by_line(s, lines, sizeof(lines)));
+	}
 }
 
 /* ---- net/napi/bulk: iperf3 TCP throughput per method ---- */

@@ -137,3 +137,77 @@ int kb_topo_create(struct kb_topo *t, unsigned queues, char *why, size_t size)
 	}
 	return 0;
 }
+
+struct moved_dev {
+	int ns, home;		/* where it is, where it goes back to */
+	char name[16];
+};
+
+/* The undo list frees arg. */
+static void move_back(void *arg)
+{
+	struct moved_dev *m = arg;
+	struct kb_rtnl r = { 0 };
+	unsigned index;
+
+	if (!kb_netns_enter(m->ns) && !kb_rtnl_open(&r) && (index = if_nametoindex(m->name)))
+		kb_rtnl_link_netns(&r, index, m->home);
+	kb_rtnl_close(&r);
+	kb_netns_leave();
+	close(m->home);
+}
+
+/* Moves dev from here into ns, and pushes its move back. 0 or -errno with why. */
+static int adopt_one(const char *dev, int ns, char *why, size_t size)
+{
+	struct moved_dev *m = calloc(1, sizeof(*m));
+	struct kb_rtnl r = { 0 };
+	unsigned index = if_nametoindex(dev);
+	int err = 0;
+
+	if (!m || !index || strlen(dev) >= sizeof(m->name)) {
+		err = !m ? -ENOMEM : !index ? -ENODEV : -EINVAL;
+		snprintf(why, size, "--nic-pair: %s: %s", dev,
+			 !m ? strerror(ENOMEM) : !index ? "no such device here" : "name too long");
+		free(m);
+		return err;
+	}
+	snprintf(m->name, sizeof(m->name), "%s", dev);
+	m->ns = ns;
+	m->home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (m->home < 0 || (err = kb_rtnl_open(&r)) || (err = kb_rtnl_link_netns(&r, index, ns))) {
+		err = m->home < 0 ? -errno : err;
+		snprintf(why, size, "--nic-pair: moving %s into a namespace: %s", dev, strerror(-err));
+		if (m->home >= 0)
+			close(m->home);
+		free(m);
+	} else if ((err = kb_undo_push("move a NIC back from its namespace", move_back, m))) {
+		move_back(m);
+		free(m);
+		snprintf(why, size, "--nic-pair: %s", strerror(-err));
+	}
+	kb_rtnl_close(&r);
+	return err;
+}
+
+int kb_topo_adopt(struct kb_topo *t, const char *dev_a, const char *dev_b, char *why,
+		  size_t size)
+{
+	int err = kb_topo_namespaces(t, why, size);
+
+	if (err)
+		return err;
+	snprintf(t->dev_a, sizeof(t->dev_a), "%s", dev_a);
+	snprintf(t->dev_b, sizeof(t->dev_b), "%s", dev_b);
+	kb_dev_driver(dev_a, t->driver, sizeof(t->driver));
+	t->nirqs = kb_dev_irqs(dev_a, t->irqs, KB_DEV_MAX_IRQS);
+	t->nirqs += kb_dev_irqs(dev_b, t->irqs + t->nirqs, KB_DEV_MAX_IRQS - t->nirqs);
+	if ((err = adopt_one(dev_a, t->ns_a, why, size)) ||
+	    (err = adopt_one(dev_b, t->ns_b, why, size)))
+		return err;
+	if ((err = kb_topo_configure(t->ns_a, t->dev_a, t->addr_a, &t->ifindex_a)) ||
+	    (err = kb_topo_configure(t->ns_b, t->dev_b, t->addr_b, &t->ifindex_b)))
+		snprintf(why, size, "configuring the NIC pair %s/%s: %s", dev_a, dev_b,
+			 strerror(-err));
+	return err;
+}

@@ -10,6 +10,7 @@
 #ifndef KB_TOPOLOGY_H
 #define KB_TOPOLOGY_H
 
+#include "../../kernel/net/dev_irqs.h"
 #include "../../kernel/net/netns.h"
 
 #include <stddef.h>
@@ -19,6 +20,10 @@ struct kb_topo {
 	char dev_a[16], dev_b[16];
 	unsigned ifindex_a, ifindex_b;
 	const char *addr_a, *addr_b;
+	/* Interrupt lines of both devices (none for veth), read before any move. */
+	unsigned irqs[KB_DEV_MAX_IRQS];
+	int nirqs;
+	char driver[32];	/* dev_a's driver, "" for veth */
 };
 
 /*
@@ -45,6 +50,16 @@ int kb_topo_configure(int ns, const char *dev, const char *addr, unsigned *index
  * namespace): 0, or -EOPNOTSUPP with why = KB_VETH_LACKING.
  */
 int kb_veth_check(char *why, size_t size);
+
+/*
+ * The --nic-pair mode: two real NICs of this machine wired to each other
+ * (a VM's NICs on one qemu hub), dev_a moved into the first namespace and
+ * dev_b into the second, addressed as a veth pair would be. Each is moved
+ * back here on the undo list (and by the kernel, should kbench die: the
+ * namespaces go with their last descriptor). 0, or -errno with why.
+ */
+int kb_topo_adopt(struct kb_topo *t, const char *dev_a, const char *dev_b, char *why,
+		  size_t size);
 
 /*
  * The --net-dev/--net-peer mode: no namespaces (ns_a = ns_b = -1, "this

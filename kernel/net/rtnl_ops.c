@@ -102,6 +102,18 @@ int kb_rtnl_link_up(struct kb_rtnl *r, unsigned ifindex, bool up)
 	return talk(r, nlh);
 }
 
+int kb_rtnl_link_netns(struct kb_rtnl *r, unsigned ifindex, int ns_fd)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = msg(buf, RTM_NEWLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, (uint32_t)ns_fd);
+	return talk(r, nlh);
+}
+
 static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, const char *name)
 {
 	struct nlmsghdr *nlh = msg(buf, type, flags);

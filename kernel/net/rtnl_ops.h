@@ -30,6 +30,8 @@ int kb_rtnl_link_up(struct kb_rtnl *r, unsigned ifindex, bool up);
  */
 int kb_rtnl_veth_add(struct kb_rtnl *r, const char *a, const char *b, int peer_ns,
 		     unsigned queues);
+/* Moves link ifindex (of this namespace) into the namespace ns_fd names. */
+int kb_rtnl_link_netns(struct kb_rtnl *r, unsigned ifindex, int ns_fd);
 /* Deletes link name (a veth takes its peer with it). */
 int kb_rtnl_link_del(struct kb_rtnl *r, const char *name);
 

@@ -64,8 +64,10 @@ static void put_file(struct builder *b, const char *name, const char *src)
 
 /*
  * The parts of a modules tree kbench loads from (veth, ifb, dummy,
- * netdevsim, qdiscs and classifiers), and the tree's top-level files:
- * all of Debian's modules would triple the boot time under TCG.
+ * netdevsim, qdiscs and classifiers, virtio-net with the failover module
+ * it needs and virtio-pci where that is a module), and the tree's
+ * top-level files: all of Debian's modules would triple the boot time
+ * under TCG.
  */
 static const struct {
 	const char *dir;
@@ -74,6 +76,8 @@ static const struct {
 	{ "", false },
 	{ "kernel/drivers/net", false },
 	{ "kernel/drivers/net/netdevsim", true },
+	{ "kernel/drivers/virtio", true },
+	{ "kernel/net/core", false },
 	{ "kernel/net/sched", true },
 };
 
@@ -258,6 +262,11 @@ static char *init_script(const struct kb_initramfs *p, size_t *len)
 	      "[ -f /boot/kernel-config ] && cp /boot/kernel-config \"/boot/config-$(uname -r)\"\n"
 	      "[ -d \"/lib/modules/$(uname -r)\" ] && depmod && echo /bin/modprobe >/proc/sys/kernel/modprobe\n",
 	      f);
+	if (p->nics)
+		/* No udev: the driver is loaded by hand, then its links awaited (10 s at most). */
+		fprintf(f, "modprobe virtio_pci 2>/dev/null; modprobe virtio_net\n"
+			   "i=0; while [ $i -lt 100 ] && [ ! -e /sys/class/net/eth%u ]; do "
+			   "sleep 0.1; i=$((i + 1)); done\n", p->nics - 1);
 	fputs("hostname", f);
 	shell_word(f, p->hostname);
 	fputs("\necho \"" KB_VM_INIT_TAG "$(uname -r)\"\n", f);

@@ -24,6 +24,7 @@ struct kb_initramfs {
 	const char *hostname;		/* the guest's host name */
 	const char *exec;		/* a program carried to /usr/local/bin and run instead of kbench */
 	char *const *args;		/* the kbench (or exec's) command line in the guest */
+	unsigned nics;			/* virtio NICs: init loads their driver and waits for eth0.. */
 	int nargs;
 };
 

@@ -175,8 +175,14 @@ static void last_line(const struct console *c, char *out, size_t size)
 	snprintf(out, size, "%s", last ? last + strspn(last, " ") : "nothing");
 }
 
+/* -netdev hubport,... -device virtio-net-pci,... per NIC: all on hub 0. */
+struct nic_args {
+	char netdev[KB_VM_MAX_NICS][64], device[KB_VM_MAX_NICS][96];
+};
+
 static void build_argv(const struct kb_vm_boot *b, bool kvm, char *ttys1, size_t tsize,
-		       char *mem, size_t msize, char *smp, size_t ssize, char *argv[32])
+		       char *mem, size_t msize, char *smp, size_t ssize, struct nic_args *nic,
+		       char *argv[48])
 {
 	int n = 0;
 
@@ -184,7 +190,7 @@ static void build_argv(const struct kb_vm_boot *b, bool kvm, char *ttys1, size_t
 	snprintf(mem, msize, "%u", b->mem_mib);
 	snprintf(smp, ssize, "%u", b->cpus);
 	argv[n++] = KB_QEMU;
-	argv[n++] = "-nodefaults";	/* no NIC, no VGA: the guest reaches nothing */
+	argv[n++] = "-nodefaults";	/* no NIC but b->nics, no VGA: the guest reaches nothing */
 	argv[n++] = "-no-user-config";
 	argv[n++] = "-display";
 	argv[n++] = "none";
@@ -209,6 +215,16 @@ static void build_argv(const struct kb_vm_boot *b, bool kvm, char *ttys1, size_t
 	argv[n++] = (char *)b->kernel;
 	argv[n++] = "-initrd";
 	argv[n++] = (char *)b->initrd;
+	for (unsigned i = 0; i < b->nics && i < KB_VM_MAX_NICS; i++) {
+		snprintf(nic->netdev[i], sizeof(nic->netdev[i]), "hubport,id=kbnic%u,hubid=0", i);
+		/* Locally administered MACs, distinct per NIC. */
+		snprintf(nic->device[i], sizeof(nic->device[i]),
+			 "virtio-net-pci,netdev=kbnic%u,mac=02:6b:62:00:00:%02x", i, i + 1);
+		argv[n++] = "-netdev";
+		argv[n++] = nic->netdev[i];
+		argv[n++] = "-device";
+		argv[n++] = nic->device[i];
+	}
 	argv[n++] = "-append";
 	argv[n++] = "console=ttyS0 quiet panic=-1 oops=panic";
 	argv[n] = NULL;
@@ -259,14 +275,15 @@ static enum boot_end boot_once(const struct kb_vm_boot *b, bool kvm, double boot
 			       struct kb_vm_outcome *out, struct console *con, int *qemu_status,
 			       char *err, size_t size)
 {
-	char ttys1[4200], mem[16], smp[16], *argv[32];
+	char ttys1[4200], mem[16], smp[16], *argv[48];
+	struct nic_args nic;
 	uint64_t start = kb_now_ns();
 	struct qemu_proc *q = calloc(1, sizeof(*q));
 	unsigned mark = kb_undo_mark();
 	enum boot_end end = ENDED;
 	int p[2];
 
-	build_argv(b, kvm, ttys1, sizeof(ttys1), mem, sizeof(mem), smp, sizeof(smp), argv);
+	build_argv(b, kvm, ttys1, sizeof(ttys1), mem, sizeof(mem), smp, sizeof(smp), &nic, argv);
 	if (!q || pipe2(p, O_CLOEXEC)) {
 		free(q);
 		snprintf(err, size, "pipe: %s", strerror(errno));

@@ -20,6 +20,8 @@
 
 #define KB_QEMU "qemu-system-x86_64"
 
+#define KB_VM_MAX_NICS 4
+
 struct kb_vm_boot {
 	const char *kernel;	/* bzImage */
 	const char *initrd;	/* cpio archive */
@@ -27,6 +29,11 @@ struct kb_vm_boot {
 	const char *accel;	/* "auto", "kvm" or "tcg" */
 	bool tcg_multi;		/* TCG with a host thread per vCPU (default: one for all) */
 	unsigned cpus, mem_mib;
+	/*
+	 * NICs (virtio-net) on one qemu hub and nothing else: they reach each
+	 * other only, never the host's network. 0: no network device at all.
+	 */
+	unsigned nics;
 	double boot_timeout_s;	/* until init runs */
 	double timeout_s;	/* the whole boot */
 	bool echo;		/* copy the guest's console (after init starts) to stderr */

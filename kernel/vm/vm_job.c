@@ -122,10 +122,11 @@ int kb_vm_job_run(const struct kb_vm_job *j, struct kb_vm_outcome *out, char *er
 	const struct kb_machine *m = kb_machine_self(why, sizeof(why));
 	struct utsname u;
 	struct kb_initramfs p = { .kbench = j->kbench, .kernel_config = j->config,
-				  .modules = j->modules, .hostname = host, .exec = j->exec };
+				  .modules = j->modules, .hostname = host, .exec = j->exec,
+				  .nics = (unsigned)j->nics };
 	struct kb_vm_boot b = { .kernel = j->kernel, .initrd = initrd, .workdir = tmpl,
 				.accel = j->accel, .tcg_multi = j->tcg_multi,
-				.cpus = (unsigned)j->cpus,
+				.cpus = (unsigned)j->cpus, .nics = (unsigned)j->nics,
 				.mem_mib = (unsigned)j->mem_mib, .timeout_s = j->timeout_s,
 				.boot_timeout_s = j->boot_timeout_s, .echo = !j->quiet };
 	int rc = -1, werr;

@@ -20,6 +20,7 @@ struct kb_vm_job {
 	const char *accel;
 	bool tcg_multi;		/* --tcg-threads multi: one host thread per vCPU */
 	long cpus, mem_mib;
+	long nics;		/* virtio-net NICs on one qemu hub (0: none) */
 	double timeout_s, boot_timeout_s;
 	bool quiet, keep;
 	const char *exec;	/* a program carried in and run instead of kbench (NULL: kbench) */
