@@ -248,6 +248,7 @@ install: all
 	install -m 0644 README.md LICENSE docs/*.md $(INSTALL_ROOT)/share/doc/kbench/
 	install -d $(INSTALL_ROOT)/share/kbench/assets
 	install -m 0644 dashboards/assets/* $(INSTALL_ROOT)/share/kbench/assets/
+	install -m 0644 analysis/claims.txt $(INSTALL_ROOT)/share/kbench/claims.txt
 	install -d $(INSTALL_ROOT)/share/bash-completion/completions
 	$(BUILD)/kbench completion bash > $(INSTALL_ROOT)/share/bash-completion/completions/kbench
 

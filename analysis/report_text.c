@@ -1,4 +1,5 @@
 #include "report_text.h"
+#include "claims_print.h"
 #include "report_latency.h"
 #include "report_scaling.h"
 #include "stats.h"
@@ -399,4 +400,5 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 					   run->skipped[i].params, ": ", run->skipped[i].reason, "\n",
 					   (const char *)NULL);
 	}
+	kb_claims_report(out, run);
 }

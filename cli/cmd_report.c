@@ -209,7 +209,7 @@ static int write_report(struct kb_report *r, const char *dir)
 	if (!rc)
 		rc = kb_copy_assets(r);
 	if (!rc && (kb_write_overview(r) || kb_write_metric_pages(r) || kb_write_compare(r) ||
-		    kb_write_planners(r))) {
+		    kb_write_planners(r) || kb_write_claims_page(r))) {
 		kb_err("report: writing the pages of %s: %s", dir, strerror(errno));
 		rc = KB_EXIT_USAGE;
 	}

@@ -24,12 +24,13 @@ int cmd_kernel(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+int cmd_claims(int argc, char **argv);
 
 /* Each command's options and help (lib/options.h), for --help, kbench help and completion. */
 extern const struct kb_cmd kb_cmd_list, kb_cmd_probe, kb_cmd_slabinfo, kb_cmd_napi,
 	kb_cmd_shaper, kb_cmd_run, kb_cmd_calibrate, kb_cmd_runs, kb_cmd_show, kb_cmd_export,
 	kb_cmd_compare, kb_cmd_workload, kb_cmd_import, kb_cmd_report, kb_cmd_kernel, kb_cmd_vm,
-	kb_cmd_ab, kb_cmd_history, kb_cmd_restore, kb_cmd_push;
+	kb_cmd_ab, kb_cmd_history, kb_cmd_restore, kb_cmd_push, kb_cmd_claims;
 
 /*
  * The options of a `kbench run` that vm run or ab will start in a guest,

@@ -37,6 +37,7 @@ static const struct {
 	{ "kernel", cmd_kernel, "which features a .config enables; configure and build a kernel tree", &kb_cmd_kernel },
 	{ "vm", cmd_vm, "run a kbench command inside a VM booted on a given kernel image", &kb_cmd_vm },
 	{ "ab", cmd_ab, "A/B of two kernel images: alternate VM boots, store, compare", &kb_cmd_ab },
+	{ "claims", cmd_claims, "the 6.13 features' published claims beside what a run measured", &kb_cmd_claims },
 	{ "history", cmd_history, "change points over stored runs; exit 1 on a new regression", &kb_cmd_history },
 	{ "restore", cmd_restore, "restore system state a killed kbench left (also done at every start)", &kb_cmd_restore },
 	{ "help", cmd_help, "a command's usage (kbench help CMD is kbench CMD --help)", &kb_cmd_help },

@@ -95,6 +95,7 @@ int kb_write_overview(const struct kb_report *r);	/* index.html */
 int kb_write_metric_pages(const struct kb_report *r);	/* m-SLUG.html */
 int kb_write_compare(const struct kb_report *r);	/* compare.html, with a comparison */
 int kb_write_planners(const struct kb_report *r);	/* plan-FAMILY.html, measured ones */
+int kb_write_claims_page(const struct kb_report *r);	/* claims.html, with any run */
 
 /* The links to the planner views a newest run measured (planner.c), for the overview. */
 void kb_planner_links(FILE *f, const struct kb_report *r);

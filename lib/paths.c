@@ -17,7 +17,7 @@ static struct {
 	char prefix[PATH_MAX], state[PATH_MAX];
 	char fragments[PATH_MAX + 32], workloads[PATH_MAX + 32], programs[PATH_MAX + 32];
 	char store[PATH_MAX + 32], site[PATH_MAX + 32], kernels[PATH_MAX + 32];
-	char assets[PATH_MAX + 32];
+	char assets[PATH_MAX + 32], claims[PATH_MAX + 32];
 } paths;
 
 static bool is_dir(const char *path)
@@ -70,6 +70,7 @@ static void resolve(void)
 		snprintf(paths.site, sizeof(paths.site), "%s/site", state);
 		snprintf(paths.kernels, sizeof(paths.kernels), "%s/kernels", state);
 		snprintf(paths.assets, sizeof(paths.assets), "%s/share/kbench/assets", paths.prefix);
+		snprintf(paths.claims, sizeof(paths.claims), "%s/share/kbench/claims.txt", paths.prefix);
 	} else {
 		snprintf(paths.fragments, sizeof(paths.fragments), "%s/kernel/config", KB_SRCDIR);
 		snprintf(paths.workloads, sizeof(paths.workloads), "%s/workloads", KB_SRCDIR);
@@ -78,6 +79,7 @@ static void resolve(void)
 		snprintf(paths.site, sizeof(paths.site), "%s/dashboards/site", KB_SRCDIR);
 		snprintf(paths.kernels, sizeof(paths.kernels), "%s/build/kernels", KB_SRCDIR);
 		snprintf(paths.assets, sizeof(paths.assets), "%s/dashboards/assets", KB_SRCDIR);
+		snprintf(paths.claims, sizeof(paths.claims), "%s/analysis/claims.txt", KB_SRCDIR);
 	}
 }
 
@@ -97,6 +99,12 @@ const char *kb_path_assets(void)
 {
 	resolve();
 	return paths.assets;
+}
+
+const char *kb_path_claims(void)
+{
+	resolve();
+	return paths.claims;
 }
 
 const char *kb_path_programs(void)

@@ -15,6 +15,8 @@ const char *kb_path_fragments(void);
 const char *kb_path_workloads(void);
 /* The dashboard's own scripts and style: SRC/dashboards/assets or PREFIX/share/kbench/assets. */
 const char *kb_path_assets(void);
+/* The features' claims: SRC/analysis/claims.txt or PREFIX/share/kbench/claims.txt. */
+const char *kb_path_claims(void);
 /* Workload programs: SRC/build/workloads or PREFIX/lib/kbench/workloads. */
 const char *kb_path_programs(void);
 /* The default store: SRC/results/kbench.db or STATE/kbench.db. */
