@@ -284,7 +284,8 @@ FUZZ_LIB_SRC := results/codec.c results/json.c results/run.c results/store.c res
 	results/store_pg.c results/summary.c lib/util.c lib/paths.c workloads/import.c \
 	workloads/import_gbench.c workloads/import_perf_bench.c results/formats.c results/format_csv.c \
 	results/format_openmetrics.c results/format_gbench.c \
-	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c
+	analysis/stats.c lib/escape.c analysis/report_text.c analysis/report_latency.c analysis/report_scaling.c \
+	analysis/claims.c analysis/claims_print.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIBS := $(shell pkg-config --libs libcjson sqlite3 libpq gsl 2>/dev/null) -lm

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,25 @@ int kb_site_begin(struct kb_site *s, const char *dir)
 	if (kb_mkdir_p(parent)) {
 		kb_err("report: cannot create %s: %s", parent, strerror(errno));
 		return KB_EXIT_USAGE;
+	}
+	/*
+	 * Absolute from here: the journal's record of the temporary directory
+	 * must name it from wherever the next kbench starts (a relative one
+	 * could never be restored).
+	 */
+	if (s->dir[0] != '/') {
+		char abs[PATH_MAX], name[sizeof(s->dir)];
+
+		snprintf(name, sizeof(name), "%s", s->dir);
+		errno = 0;
+		if (!realpath(parent, abs) ||
+		    (size_t)snprintf(s->dir, sizeof(s->dir), "%s/%s", abs, basename(name)) >=
+			    sizeof(s->dir)) {
+			kb_err("report: %s: %s", dir, errno ? strerror(errno) : "path too long");
+			return KB_EXIT_USAGE;
+		}
+		snprintf(copy, sizeof(copy), "%s", s->dir);
+		parent = dirname(copy);
 	}
 	/* Journaled while it holds only the new site: after a SIGKILL the next start removes it. */
 	snprintf(prefix, sizeof(prefix), "%s/kbench-report", parent);
