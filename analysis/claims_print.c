@@ -18,6 +18,17 @@ static void counts_line(FILE *f, const struct kb_claims *c, const struct kb_run 
 		n[KB_CLAIM_CONTRADICTED], n[KB_CLAIM_UNSETTLED], n[KB_CLAIM_NOT_MEASURABLE]);
 }
 
+/* lead a mid b, newline: a and b (the claims file's text) escaped as text. */
+static void put_line(FILE *f, const char *lead, const char *a, const char *mid, const char *b)
+{
+	fputs(lead, f);
+	kb_put_text(f, a);
+	fputs(mid, f);
+	if (b)
+		kb_put_text(f, b);
+	fputc('\n', f);
+}
+
 void kb_claims_print_text(FILE *f, const struct kb_claims *c, const struct kb_run *run)
 {
 	fputs("claims of the 6.13 features against run ", f);
@@ -33,10 +44,10 @@ void kb_claims_print_text(FILE *f, const struct kb_claims *c, const struct kb_ru
 
 		kb_claim_judge(cl, run, &v);
 		fprintf(f, "%-24s %s\n", cl->id, kb_claim_status_name(v.status));
-		fprintf(f, "  %s: %s\n", cl->feature, cl->says);
-		fprintf(f, "  source:    %s\n", cl->source);
-		fprintf(f, "  published: %s\n", cl->figure);
-		fprintf(f, "  test:      %s\n", cl->test);
+		put_line(f, "  ", cl->feature, ": ", cl->says);
+		put_line(f, "  source:    ", cl->source, "", NULL);
+		put_line(f, "  published: ", cl->figure, "", NULL);
+		put_line(f, "  test:      ", cl->test, "", NULL);
 		if (v.measured[0]) {
 			fputs("  measured:  ", f);
 			kb_put_text(f, v.measured);
