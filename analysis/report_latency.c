@@ -2,7 +2,8 @@
  * The latency table of request/response benchmarks, laid out like the
  * IRQ-suspension series' cover letter: one line per method with p50, p99,
  * p99.9, requests/s, CPU% of both ends and softirq%, and p50 and rate as
- * ratios to the baseline method. It reads the facts the benchmark stored
+ * ratios to the baseline method (and, on NICs with interrupts, the
+ * interrupts per request). It reads the facts the benchmark stored
  * (p99_us, requests_per_s, ...), so it prints for any benchmark that has them.
  */
 #include "report_latency.h"
@@ -54,6 +55,8 @@ static const struct kb_result *baseline_of(const struct kb_run *run, const struc
 static void print_case(FILE *out, const struct kb_run *run, const struct kb_result *first)
 {
 	char want[256], have[256], m[64];
+	/* A device with interrupts (not veth): the NICs' interrupts per request too. */
+	bool irqs = kb_result_fact(first, "irqs_per_request") != NULL;
 
 	kb_params_without_method(first->params, want, sizeof(want));
 	fputs("\n", out);
@@ -61,8 +64,9 @@ static void print_case(FILE *out, const struct kb_run *run, const struct kb_resu
 	fputs(" ", out);
 	kb_put_text(out, want);
 	fputs(": latency table (us; cpu: % of one CPU)\n", out);
-	fprintf(out, "  %-10s %8s %8s %8s %9s %6s %6s %7s %7s %7s\n", "method", "p50", "p99",
-		"p99.9", "req/s", "cpu_c", "cpu_s", "softirq", "p50/b", "rate/b");
+	fprintf(out, "  %-10s %8s %8s %8s %9s %6s %6s %7s %7s %7s%s\n", "method", "p50", "p99",
+		"p99.9", "req/s", "cpu_c", "cpu_s", "softirq", "p50/b", "rate/b",
+		irqs ? " irq/req" : "");
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i], *b;
 		char *em;
@@ -79,10 +83,13 @@ static void print_case(FILE *out, const struct kb_run *run, const struct kb_resu
 			fact(r, "p50_us"), fact(r, "p99_us"), fact(r, "p999_us"), fact(r, "requests_per_s"),
 			fact(r, "cpu_client_pct"), fact(r, "cpu_server_pct"), fact(r, "softirq_pct"));
 		if (b && fact(b, "p50_us") > 0 && fact(b, "requests_per_s") > 0)
-			fprintf(out, " %6.2fx %6.2fx\n", fact(r, "p50_us") / fact(b, "p50_us"),
+			fprintf(out, " %6.2fx %6.2fx", fact(r, "p50_us") / fact(b, "p50_us"),
 				fact(r, "requests_per_s") / fact(b, "requests_per_s"));
 		else
-			fprintf(out, " %7s %7s\n", "-", "-");
+			fprintf(out, " %7s %7s", "-", "-");
+		if (irqs)
+			fprintf(out, " %8.2f", fact(r, "irqs_per_request"));
+		fputc('\n', out);
 		free(em);
 	}
 }

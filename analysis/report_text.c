@@ -351,6 +351,21 @@ static void put_escaped_fields(FILE *out, const char *first, ...)
 	va_end(ap);
 }
 
+/* A guest's run says where it ran: under TCG its times are emulated. */
+static void vm_line(FILE *out, const struct kb_run *run)
+{
+	const cJSON *vm = cJSON_GetObjectItemCaseSensitive(run->environment, "vm");
+	const char *accel = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(vm, "accel"));
+
+	if (!vm)
+		return;
+	fputs("in a VM guest (qemu, ", out);
+	kb_put_text(out, accel ? accel : "?");
+	fputs(accel && !strcmp(accel, "tcg")
+		      ? "): times are emulated; interrupt counts and the CPU split are the kernel's\n"
+		      : ")\n", out);
+}
+
 void kb_report_text(FILE *out, const struct kb_run *run)
 {
 	const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(run->environment, "cpus");
@@ -367,6 +382,7 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 	if (kb_run_class(run))
 		put_escaped_fields(out, "node ", env_string(run, "node"), "  class ", kb_run_class(run),
 				   "\n", (const char *)NULL);
+	vm_line(out, run);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		struct table t;
