@@ -127,6 +127,9 @@ static void row(FILE *f, const struct kb_report *r, const struct kb_series *s)
 		kb_verdict_name(l.verdict));
 	if (isfinite(l.change_pct))
 		fprintf(f, " %+.1f%%", l.change_pct);
+	/* What a green means here: the smallest change this history can call. */
+	if (isfinite(l.threshold))
+		fprintf(f, "<div class=sub>calls &ge;%.1f%%</div>", l.threshold * 100.0);
 	fputs("</td></tr>\n", f);
 }
 
@@ -215,7 +218,8 @@ int kb_write_overview(const struct kb_report *r)
 	fputs("</tbody></table>\n<p class=meta>Latest verdict: the newest run against up to 5"
 	      " runs before it on the same host, from the series' own run-to-run noise, at its"
 	      " target change (2% for deterministic costs, 5% for the others); unknown where the"
-	      " history cannot call that change yet.</p>\n"
+	      " history cannot call that change yet. Under it, the smallest change the history"
+	      " can call (its target, or more where the run-to-run noise is larger).</p>\n"
 	      "<script src=\"kbench.js\"></script>\n</body></html>\n", f);
 	return fclose(f) ? -1 : 0;
 }

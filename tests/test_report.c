@@ -82,6 +82,10 @@ Test(report, page_with_charts_loads_in_chromium, .timeout = 240)
 	cr_expect_eq(check_references(site, html), 1, "%s", html);
 	cr_expect_eq(count_of(html, "<tr data-family="), 3, "%s", html);
 	cr_expect_eq(count_of(html, "<a href=\"m-mm-guard-"), 3, "%s", html);
+	/* Each row says what its green means: the smallest change its history calls. */
+	cr_expect_eq(count_of(html, "<div class=sub>calls &ge;"), 3, "%s", html);
+	/* The claims page is linked (check_references found it written). */
+	cr_expect_not_null(strstr(html, "<a href=\"claims.html\">"), "%s", html);
 	free(html);
 	snprintf(path, sizeof(path), "%s/compare.html", site);
 	html = slurp(path, &len);
