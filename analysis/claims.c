@@ -44,11 +44,16 @@ void kb_claims_free(struct kb_claims *c)
 	c->n = 0;
 }
 
+/* The longest selector: parameters strings are at most 256 bytes. */
+#define SELECTOR_MAX 255
+
 /* A selector: key=value[,key=value]. */
 static bool selector_valid(const char *s)
 {
 	const char *p = s;
 
+	if (strlen(s) > SELECTOR_MAX)
+		return false;
 	while (*p) {
 		size_t key = strcspn(p, "=,"), value;
 
@@ -176,8 +181,9 @@ static const char *parse_need(struct kb_claim *c, const char *text)
 	    strchr(what + 7, '=') && !strchr(what + 7, ' ')) {
 		n->kind = KB_NEED_CONFIG;
 		w = what + 7;
-	} else if (!strncmp(what, "fact ", 5) && strchr(what + 5, ' ') &&
-		   !strchr(strchr(what + 5, ' ') + 1, ' ')) {
+	} else if (!strncmp(what, "fact ", 5) && what[5] != ' ' && strchr(what + 5, ' ') &&
+		   strchr(what + 5, ' ')[1] && !strchr(strchr(what + 5, ' ') + 1, ' ') &&
+		   strcspn(what + 5, " ") < 256 && strlen(strchr(what + 5, ' ') + 1) < 128) {
 		n->kind = KB_NEED_FACT;
 		w = what + 5;
 	} else {
@@ -337,12 +343,14 @@ const char *kb_claim_status_name(enum kb_claim_status s)
 /* Every key=value of sel is in params. */
 static bool matches(const char *params, const char *sel)
 {
-	char copy[512], *save = NULL;
+	char copy[SELECTOR_MAX + 1], *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", sel);
 	for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '='), val[128];
 
+		if (!eq)
+			return false;
 		*eq = '\0';
 		if (!kb_params_get(params, kv, val, sizeof(val)) || strcmp(val, eq + 1))
 			return false;
@@ -353,32 +361,33 @@ static bool matches(const char *params, const char *sel)
 /* params less the keys sel names: what the two sides of a pair share. */
 static void rest_of(const char *params, const char *sel, char *out, size_t size)
 {
-	char copy[512], *save = NULL;
+	char *copy = strdup(params), *save = NULL, sel_c[SELECTOR_MAX + 2];
 	size_t len = 0;
 
-	snprintf(copy, sizeof(copy), "%s", params);
 	out[0] = '\0';
+	if (!copy)
+		return;
+	snprintf(sel_c, sizeof(sel_c), ",%s", sel);
 	for (char *kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char key[128];
+		char key[SELECTOR_MAX + 3];
 		size_t k = strcspn(kv, "=");
 
-		snprintf(key, sizeof(key), ",%.*s=", (int)k, kv);
 		/* sel's keys, found as ",key=" in ",sel" */
-		{
-			char sel_c[520];
-
-			snprintf(sel_c, sizeof(sel_c), ",%s", sel);
+		if (k <= SELECTOR_MAX) {
+			snprintf(key, sizeof(key), ",%.*s=", (int)k, kv);
 			if (strstr(sel_c, key))
 				continue;
 		}
 		if (len < size)
 			len += (size_t)snprintf(out + len, size - len, "%s%s", len ? "," : "", kv);
 	}
+	free(copy);
 }
 
 /* The side's value: its median and CI (a metric), or the fact read as a number. */
 struct side {
 	const struct kb_result *r;
+	size_t n;		/* a metric's samples */
 	double median, lo, hi;
 	const char *text;	/* a fact's text */
 	bool number;
@@ -394,6 +403,7 @@ static bool side_of(const struct kb_claim *c, const struct kb_result *r, struct 
 		if (strcmp(r->metric, c->metric) || !r->nsamples)
 			return false;
 		kb_level_of(r->samples, r->nsamples, &l);
+		s->n = r->nsamples;
 		s->median = l.median, s->lo = l.ci_lo, s->hi = l.ci_hi;
 		s->number = true;
 		return true;
@@ -412,9 +422,19 @@ static bool side_of(const struct kb_claim *c, const struct kb_result *r, struct 
 
 enum call { OK, AGAINST, UNSURE };
 
+/*
+ * Below this many samples a side's CI is its range, too narrow to tell:
+ * 5 against 5 apart by chance is 1 in 252.
+ */
+#define MIN_SAMPLES 5
+
 static enum call judge_pair(const struct kb_claim *c, const struct side *a, const struct side *b)
 {
+	bool few = c->metric && (a->n < MIN_SAMPLES || (c->sel_b && b->n < MIN_SAMPLES));
 	double ratio;
+
+	if (few && c->op != KB_CLAIM_WITHIN && c->op != KB_CLAIM_SAME)
+		return UNSURE;
 
 	switch (c->op) {
 	case KB_CLAIM_LOWER:
@@ -495,8 +515,10 @@ static bool need_holds(const struct kb_claim_need *n, const struct kb_run *run, 
 	} else {
 		char bench[256], name[128], *prefix;
 
-		if (sscanf(n->what, "%255s %127s", bench, name) != 2)
+		if (sscanf(n->what, "%255s %127s", bench, name) != 2) {
+			snprintf(why, size, "%s", n->why);
 			return false;
+		}
 		prefix = strchr(name, '=');
 		if (prefix)
 			*prefix++ = '\0';
@@ -533,7 +555,7 @@ void kb_claim_judge(const struct kb_claim *c, const struct kb_run *run,
 	size_t pairs = 0, against = 0, unsure = 0;
 	double rmin = INFINITY, rmax = -INFINITY;
 	struct side first_a = { 0 }, first_b = { 0 }, bad_a = { 0 }, bad_b = { 0 };
-	bool any_a = false, any_b = false, absent = false;
+	bool any_a = false, any_b = false, absent = false, few = false;
 	size_t len;
 
 	memset(v, 0, sizeof(*v));
@@ -565,6 +587,7 @@ void kb_claim_judge(const struct kb_claim *c, const struct kb_run *run,
 			if (c->op != KB_CLAIM_STARTS && (!a.number || !b.number))
 				break;
 			call = judge_pair(c, &a, &b);
+			few |= c->metric && (a.n < MIN_SAMPLES || b.n < MIN_SAMPLES);
 			if (!pairs++)
 				first_a = a, first_b = b;
 			if (rb && b.median) {
@@ -610,9 +633,13 @@ void kb_claim_judge(const struct kb_claim *c, const struct kb_run *run,
 					       unit_of(c, a, unit, sizeof(unit)),
 					       b->median ? a->median / b->median : INFINITY);
 		if (pairs > 1 && len < sizeof(v->measured))
+			len += (size_t)snprintf(v->measured + len, sizeof(v->measured) - len,
+						rmin <= rmax ? " (%zu cases%s, %.3gx-%.3gx)"
+							     : " (%zu cases%s)", pairs,
+						against ? "; shown: one against" : "", rmin, rmax);
+		if (few && v->status == KB_CLAIM_UNSETTLED && len < sizeof(v->measured))
 			snprintf(v->measured + len, sizeof(v->measured) - len,
-				 rmin <= rmax ? " (%zu cases%s, %.3gx-%.3gx)" : " (%zu cases%s)", pairs,
-				 against ? "; shown: one against" : "", rmin, rmax);
+				 "; fewer than %d samples a side", MIN_SAMPLES);
 	}
 	/*
 	 * An unmet need is the reason (the figure, if any, stays), unless a side

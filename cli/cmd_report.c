@@ -208,8 +208,9 @@ static int write_report(struct kb_report *r, const char *dir)
 		rc = kb_charts_render(r);
 	if (!rc)
 		rc = kb_copy_assets(r);
-	if (!rc && (kb_write_overview(r) || kb_write_metric_pages(r) || kb_write_compare(r) ||
-		    kb_write_planners(r) || kb_write_claims_page(r))) {
+	/* The claims page first: the overview links it only once it exists. */
+	if (!rc && (kb_write_claims_page(r) || kb_write_overview(r) || kb_write_metric_pages(r) ||
+		    kb_write_compare(r) || kb_write_planners(r))) {
 		kb_err("report: writing the pages of %s: %s", dir, strerror(errno));
 		rc = KB_EXIT_USAGE;
 	}

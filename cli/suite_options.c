@@ -6,7 +6,9 @@
 #include "../kernel/machine.h"
 #include "../results/run.h"
 
+#include <ifaddrs.h>
 #include <net/if.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,7 +138,28 @@ void kb_suite_free(struct kb_suite_cli *cli)
 	kb_sample_plan_free(&cli->plan);
 }
 
-/* --nic-pair A,B: two distinct devices that exist here. */
+/*
+ * Whether dev is up or addressed: moving it into a namespace drops both,
+ * so a NIC in use is never taken.
+ */
+static bool nic_in_use(const char *dev)
+{
+	struct ifaddrs *all, *a;
+	bool used = false;
+
+	if (getifaddrs(&all))
+		return true;
+	for (a = all; a; a = a->ifa_next)
+		if (!strcmp(a->ifa_name, dev) &&
+		    ((a->ifa_flags & IFF_UP) ||
+		     (a->ifa_addr && (a->ifa_addr->sa_family == AF_INET ||
+				      a->ifa_addr->sa_family == AF_INET6))))
+			used = true;
+	freeifaddrs(all);
+	return used;
+}
+
+/* --nic-pair A,B: two distinct devices that exist here, neither in use. */
 static int check_nic_pair(const char *cmd, struct kb_suite_cli *cli)
 {
 	const char *comma = strchr(cli->nic_pair, ',');
@@ -160,11 +183,17 @@ static int check_nic_pair(const char *cmd, struct kb_suite_cli *cli)
 		       cli->nic_pair);
 		return KB_EXIT_USAGE;
 	}
-	for (const char *d = cli->nic_a; d; d = d == cli->nic_a ? cli->nic_b : NULL)
+	for (const char *d = cli->nic_a; d; d = d == cli->nic_a ? cli->nic_b : NULL) {
 		if (!if_nametoindex(d)) {
 			kb_err("%s: --nic-pair: %s: no such device here", cmd, d);
 			return KB_EXIT_USAGE;
 		}
+		if (nic_in_use(d)) {
+			kb_err("%s: --nic-pair: %s is up or has an address: kbench takes only unused "
+			       "NICs (a VM's), which it moves between namespaces and leaves down", cmd, d);
+			return KB_EXIT_USAGE;
+		}
+	}
 	cli->opts.ctx.nic_a = cli->nic_a;
 	cli->opts.ctx.nic_b = cli->nic_b;
 	return 0;

@@ -120,7 +120,7 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	{ KB_O("nic-pair", 0, KB_OPT_STRING, offsetof(T, m.nic_pair), "A,B",                          \
 	  "two NICs of this machine wired to each other (a VM's, see\n"                          \
 	  "kbench vm napi): net/napi moves one into each of its\n"                                \
-	  "namespaces instead of veth, and back after each case") },                             \
+	  "namespaces instead of veth, and back after each round") },                             \
 	KB_SUITE_OPT_JSON(T, m, "print JSON instead of the text report"),                       \
 	{ KB_O("quiet", 'q', KB_OPT_SET, offsetof(T, m.quiet), NULL, "no progress on stderr") }
 

@@ -26,12 +26,16 @@ static void run_table(FILE *f, const struct kb_claims *c, const struct kb_run *r
 {
 	const char *kernel = cJSON_GetStringValue(cJSON_GetObjectItem(run->environment,
 									  "kernel_release"));
+	char date[16];
 
 	fputs("<h2>", f);
 	kb_put_xml(f, run->host);
 	fputs("</h2>\n<p class=meta>run ", f);
 	kb_put_xml(f, run->id);
-	fprintf(f, ", %.10s, kernel ", run->started);
+	snprintf(date, sizeof(date), "%.10s", run->started);
+	fputs(", ", f);
+	kb_put_xml(f, date);
+	fputs(", kernel ", f);
 	kb_put_xml(f, kernel ? kernel : "unknown");
 	fputs("</p>\n<div class=wide><table class=cards><tr><th>claim</th><th>feature</th>"
 	      "<th>status</th><th>published</th><th>measured here</th></tr>\n", f);
@@ -63,7 +67,7 @@ static void run_table(FILE *f, const struct kb_claims *c, const struct kb_run *r
 	fputs("</table></div>\n", f);
 }
 
-int kb_write_claims_page(const struct kb_report *r)
+int kb_write_claims_page(struct kb_report *r)
 {
 	struct kb_claims c;
 	char path[4400], err[512];
@@ -89,5 +93,8 @@ int kb_write_claims_page(const struct kb_report *r)
 		run_table(f, &c, &r->newest[i]);
 	fputs("</body></html>\n", f);
 	kb_claims_free(&c);
-	return fclose(f) ? -1 : 0;
+	if (fclose(f))
+		return -1;
+	r->claims_page = true;
+	return 0;
 }

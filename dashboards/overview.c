@@ -196,7 +196,7 @@ int kb_write_overview(const struct kb_report *r)
 	if (r->cmp)
 		fputs(" <a href=\"compare.html\">Newest comparison</a>.", f);
 	kb_planner_links(f, r);
-	if (r->nnewest)
+	if (r->claims_page)
 		fputs(" <a href=\"claims.html\">The features' claims</a> beside what was measured.", f);
 	fputs("</p>\n<div class=controls><label>filter <input id=filter type=search"
 	      " placeholder=\"benchmark, params, metric\" autocomplete=off></label>\n", f);

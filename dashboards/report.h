@@ -42,6 +42,7 @@ struct kb_report {
 	/* the charts written so far */
 	struct kb_chart *charts;
 	size_t ncharts;
+	bool claims_page;		/* claims.html was written (the overview links it) */
 };
 
 /*
@@ -95,7 +96,7 @@ int kb_write_overview(const struct kb_report *r);	/* index.html */
 int kb_write_metric_pages(const struct kb_report *r);	/* m-SLUG.html */
 int kb_write_compare(const struct kb_report *r);	/* compare.html, with a comparison */
 int kb_write_planners(const struct kb_report *r);	/* plan-FAMILY.html, measured ones */
-int kb_write_claims_page(const struct kb_report *r);	/* claims.html, with any run */
+int kb_write_claims_page(struct kb_report *r);	/* claims.html, with any run: sets claims_page */
 
 /* The links to the planner views a newest run measured (planner.c), for the overview. */
 void kb_planner_links(FILE *f, const struct kb_report *r);

@@ -122,6 +122,7 @@ Test(claims, each_status_comes_from_the_runs_figures)
 		STANZA("fact", "b/x fact:mode method=new starts fast")
 		STANZA("skipped", "b/z latency method=new < method=old")
 		STANZA("absent", "b/none latency method=new < method=old")
+		STANZA("few", "b/w latency method=new < method=old")
 		"id: needy\nfeature: f\nsource: s\nclaim: c\nfigure: none\n"
 		"test: b/x latency method=new < method=old\n"
 		"needs: config CONFIG_KB_TEST=y | the kernel lacks CONFIG_KB_TEST\n");
@@ -143,6 +144,14 @@ Test(claims, each_status_comes_from_the_runs_figures)
 	result(&run, "b/y", "method=old", "latency", 52, 152);
 	result(&run, "b/z", "method=old", "latency", 1, 2);
 	cr_assert_eq(kb_run_add_skip(&run, "b/z", "method=new", "kernel lacks Z (6.13)"), 0);
+	/* b/w: far apart, but 3 samples a side: a range, not a CI */
+	for (int m = 0; m < 2; m++) {
+		struct kb_result *w = kb_run_add_result(&run, "b/w", m ? "method=old" : "method=new",
+							"latency", "ns/op", KB_LOWER_IS_BETTER);
+
+		for (int i = 0; i < 3; i++)
+			cr_assert_eq(kb_result_add_sample(w, (m ? 200.0 : 100.0) + i, false), 0);
+	}
 
 	cr_expect_eq(judge(&c, "lower", &run, &v), KB_CLAIM_REPRODUCED, "%s", v.measured);
 	cr_expect(strstr(v.measured, "(2 cases"), "both sizes paired: %s", v.measured);
@@ -154,6 +163,8 @@ Test(claims, each_status_comes_from_the_runs_figures)
 	cr_expect_eq(judge(&c, "fact", &run, &v), KB_CLAIM_REPRODUCED, "%s", v.measured);
 	cr_expect_eq(judge(&c, "skipped", &run, &v), KB_CLAIM_NOT_MEASURABLE);
 	cr_expect(strstr(v.why, "kernel lacks Z (6.13)"), "the skip's reason: %s", v.why);
+	cr_expect_eq(judge(&c, "few", &run, &v), KB_CLAIM_UNSETTLED, "%s", v.measured);
+	cr_expect(strstr(v.measured, "fewer than 5 samples a side"), "%s", v.measured);
 	cr_expect_eq(judge(&c, "absent", &run, &v), KB_CLAIM_NOT_MEASURABLE);
 	cr_expect(strstr(v.why, "is not in this run"), "%s", v.why);
 	cr_expect_eq(judge(&c, "needy", &run, &v), KB_CLAIM_NOT_MEASURABLE);
@@ -188,6 +199,13 @@ Test(claims, a_bad_claims_file_is_one_line)
 		"needs: config X | why\n",
 		"id: a\nfeature: f\nsource: s\nclaim: c\nfigure: none\ntest: b/x m method=a < method=b\n"
 		"needs: fact b/x name\n",
+		"id: a\nfeature: f\nsource: s\nclaim: c\nfigure: none\ntest: b/x m method=a < method=b\n"
+		"needs: fact  b/x name | two spaces\n",
+		"id: a\nfeature: f\nsource: s\nclaim: c\nfigure: none\ntest: b/x m a=b,"
+		"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+		"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+		"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=v"
+		" < method=b\n",
 	};
 	static struct cli_result r;
 	char dir[256], path[300];

@@ -76,7 +76,7 @@ Test(napi, napi_set_value_reads_back)
 	topo(&t);
 	c.defer_hard_irqs = 7;
 	c.gro_flush_timeout = 123456;
-	cr_assert_eq(kb_napi_configure(t.ns_b, t.ifindex_b, &c, n, &count, why, sizeof(why)), 0,
+	cr_assert_eq(kb_napi_configure(t.ns_b, t.ifindex_b, false, &c, n, &count, why, sizeof(why)), 0,
 		     "%s", why);
 	cr_expect_eq(n[0].defer_hard_irqs, 7);
 	cr_expect_eq(n[0].gro_flush_timeout, 123456);

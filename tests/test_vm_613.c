@@ -320,7 +320,9 @@ Test(vm613, napi_methods_on_nics_with_interrupts, .timeout = 900)
 		const char *m = cJSON_GetStringValue(
 			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "params"), "method"));
 		const char *irqs = fact_of(res, "irqs_per_request"), *napi = fact_of(res, "napi");
+		const char *device = fact_of(res, "device");
 
+		cr_assert_not_null(m, "a result without a method: %.300s", r.out);
 		for (int i = 0; i < 4; i++) {
 			if (strcmp(m, methods[i]))
 				continue;
@@ -328,7 +330,7 @@ Test(vm613, napi_methods_on_nics_with_interrupts, .timeout = 900)
 			per_request[i] = atof(irqs);
 			cr_expect(napi && !strncmp(napi, settings[i], strlen(settings[i])),
 				  "%s: settings read back '%s'", m, napi);
-			cr_expect(strstr(fact_of(res, "device"), "virtio_net"), "%s", fact_of(res, "device"));
+			cr_expect(device && strstr(device, "virtio_net"), "%s: device %s", m, device);
 		}
 	}
 	for (int i = 0; i < 4; i++)

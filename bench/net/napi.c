@@ -142,9 +142,11 @@ static int method_topology(struct kb_topo *t, const struct kb_case *c, bool thre
 	}
 	/* On a real NIC only the local end is ours to configure. */
 	if (set_napi &&
-	    ((err = kb_napi_configure(t->ns_a, t->ifindex_a, &nc, got, &na, why, size)) ||
+	    ((err = kb_napi_configure(t->ns_a, t->ifindex_a, t->driver[0], &nc, got, &na, why,
+				      size)) ||
 	     (t->ns_b >= 0 &&
-	      (err = kb_napi_configure(t->ns_b, t->ifindex_b, &nc, got, &nb, why, size)))))
+	      (err = kb_napi_configure(t->ns_b, t->ifindex_b, t->driver[0], &nc, got, &nb, why,
+				       size)))))
 		return err;
 	if (set_napi)
 		snprintf(napi, napi_size,
@@ -236,8 +238,8 @@ static const char *device_name(const struct kb_topo *t, char *buf, size_t size)
 		return t->dev_a;	/* --net-dev */
 	if (!t->driver[0])
 		return "veth (software NAPI: no hardware IRQs)";
-	snprintf(buf, size, "%s/%s (%s, %d interrupt lines)", t->dev_a, t->dev_b, t->driver,
-		 t->nirqs);
+	snprintf(buf, size, "%s/%s (%s, %d%s interrupt lines)", t->dev_a, t->dev_b, t->driver,
+		 t->nirqs, t->nirqs >= KB_DEV_MAX_IRQS ? "+ (the first counted)" : "");
 	return buf;
 }
 
@@ -259,7 +261,7 @@ static void rr_facts(void *state, struct kb_result *r)
 {
 	struct rr_state *s = state;
 	double wall = (double)s->total.wall_ns;
-	char dev[96], lines[KB_DEV_MAX_IRQS * 48];
+	char dev[160], lines[KB_DEV_MAX_IRQS * 48];
 
 	if (!s->all.n)
 		return;
@@ -401,7 +403,8 @@ static void persistence(struct set_state *s)
 	bool same = true;
 
 	c.defer_hard_irqs = 11;
-	if (kb_napi_configure(s->topo.ns_b, s->topo.ifindex_b, &c, before, &n0, why, sizeof(why)) ||
+	if (kb_napi_configure(s->topo.ns_b, s->topo.ifindex_b, false, &c, before, &n0, why,
+			      sizeof(why)) ||
 	    kb_netns_exec(s->topo.ns_b, shrink, why, sizeof(why)) ||
 	    kb_napi_of(s->topo.ns_b, s->topo.ifindex_b, after, &n1, why, sizeof(why))) {
 		snprintf(s->persisted, sizeof(s->persisted), "not measured: %s", why);

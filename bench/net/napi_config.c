@@ -98,7 +98,7 @@ static int journal(struct saved *s)
 	return kb_undo_push_journaled(WHAT, restore, s, KB_JOURNAL_NAPI, target, value);
 }
 
-int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
+int kb_napi_configure(int ns, unsigned ifindex, bool outlives, const struct kb_napi_config *c,
 		      struct kb_napi *got, size_t *n, char *why, size_t size)
 {
 	struct saved *s = calloc(1, sizeof(*s));
@@ -112,10 +112,11 @@ int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
 	s->ifindex = ifindex;
 	err = in_ns(ns, ifindex, NULL, s->old, &s->n, why, size);
 	/*
-	 * The restore is registered before the first change; a real NIC (ns -1)
-	 * keeps its settings after a kill, so there it is journaled too.
+	 * The restore is registered before the first change; a real NIC keeps
+	 * its settings after a kill (a moved one returns home with them), so
+	 * there it is journaled too, by ifindex, which a move keeps.
 	 */
-	if (!err && (err = ns >= 0 ? kb_undo_push(WHAT, restore, s) : journal(s)))
+	if (!err && (err = ns >= 0 && !outlives ? kb_undo_push(WHAT, restore, s) : journal(s)))
 		snprintf(why, size, "registering the NAPI settings' restore: %s", strerror(-err));
 	if (err) {
 		free(s);

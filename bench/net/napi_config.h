@@ -4,6 +4,7 @@
 
 #include "../../kernel/net/napi_nl.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define KB_MAX_DEV_NAPI 16
@@ -11,9 +12,11 @@
 /*
  * napi-set c on every NAPI instance of ifindex in namespace ns (-1: this
  * one), then reads them back into got (*n of them). The old values are put
- * back by the undo list. 0, or -errno with why.
+ * back by the undo list, and journaled (restored at the next start after a
+ * kill) for a device that outlives the namespace: a real NIC, here
+ * (ns -1) or moved into ns (--nic-pair). 0, or -errno with why.
  */
-int kb_napi_configure(int ns, unsigned ifindex, const struct kb_napi_config *c,
+int kb_napi_configure(int ns, unsigned ifindex, bool outlives, const struct kb_napi_config *c,
 		      struct kb_napi *got, size_t *n, char *why, size_t size);
 
 /* The NAPI instances of ifindex in namespace ns. 0, or -errno with why. */

@@ -150,11 +150,18 @@ static void move_back(void *arg)
 	struct kb_rtnl r = { 0 };
 	unsigned index;
 
-	if (!kb_netns_enter(m->ns) && !kb_rtnl_open(&r) && (index = if_nametoindex(m->name)))
-		kb_rtnl_link_netns(&r, index, m->home);
+	int err = kb_netns_enter(m->ns);
+
+	if (!err && !(err = kb_rtnl_open(&r)))
+		err = (index = if_nametoindex(m->name)) ? kb_rtnl_link_netns(&r, index, m->home)
+							 : -errno;
 	kb_rtnl_close(&r);
 	kb_netns_leave();
 	close(m->home);
+	/* Said, not hidden: the kernel still returns it when the namespace goes, but later. */
+	if (err)
+		fprintf(stderr, "kbench: --nic-pair: moving %s back from its namespace: %s\n",
+			m->name, strerror(-err));
 }
 
 /* Moves dev from here into ns, and pushes its move back. 0 or -errno with why. */

@@ -55,8 +55,11 @@ int kb_veth_check(char *why, size_t size);
  * The --nic-pair mode: two real NICs of this machine wired to each other
  * (a VM's NICs on one qemu hub), dev_a moved into the first namespace and
  * dev_b into the second, addressed as a veth pair would be. Each is moved
- * back here on the undo list (and by the kernel, should kbench die: the
- * namespaces go with their last descriptor). 0, or -errno with why.
+ * back here, down and unaddressed as it came (only unused NICs are taken),
+ * on the undo list, that is after each round of samples; should kbench die,
+ * the kernel moves them to the initial namespace when the namespaces go
+ * with their last descriptor (and the journal restores their NAPI
+ * settings). 0, or -errno with why.
  */
 int kb_topo_adopt(struct kb_topo *t, const char *dev_a, const char *dev_b, char *why,
 		  size_t size);

@@ -40,12 +40,18 @@ int kb_dev_irqs(const char *dev, unsigned *irqs, int max)
 		if ((n = irqs_in(path, irqs, max)) > 0)
 			return n;
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/irq", dev);
-	f = fopen(path, "re");
-	n = f && max > 0 && fscanf(f, "%u", &v) == 1 && v ? (irqs[0] = v, 1) : 0;
-	if (f)
-		fclose(f);
-	return n;
+	/* A legacy line: the device's, or (virtio) its PCI function's. */
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%.*s/irq", dev,
+			 (int)(strlen(where[i]) - strlen("/msi_irqs")), where[i]);
+		f = fopen(path, "re");
+		n = f && max > 0 && fscanf(f, "%u", &v) == 1 && v ? (irqs[0] = v, 1) : 0;
+		if (f)
+			fclose(f);
+		if (n)
+			return n;
+	}
+	return 0;
 }
 
 void kb_dev_driver(const char *dev, char *buf, size_t size)

@@ -8,14 +8,14 @@
 
 #include <stddef.h>
 
-#define KB_DEV_MAX_IRQS 16
+#define KB_DEV_MAX_IRQS 64
 
 /*
  * The IRQ numbers of dev as seen from this namespace's sysfs: its PCI
  * function's MSI/MSI-X vectors (for virtio-net, those of the virtio
  * device's parent), else its legacy line. Read them before moving dev into
  * another namespace (sysfs shows this namespace's devices only). The count
- * found; 0 for a device with no interrupts.
+ * found, at most max; 0 for a device with no interrupts.
  */
 int kb_dev_irqs(const char *dev, unsigned *irqs, int max);
 
