@@ -11,11 +11,6 @@
 
 /* ---- the file ---- */
 
-static char *dup(const char *s)
-{
-	return strdup(s);
-}
-
 static const struct {
 	const char *word;
 	enum kb_claim_op op;
@@ -87,7 +82,7 @@ static char *next_word(char **p)
 /* "BENCH METRIC|fact:NAME A OP ..." into c. NULL, or why it is not one. */
 static const char *parse_test(struct kb_claim *c, const char *text)
 {
-	char *copy = dup(text), *p = copy, *w[4], *rest;
+	char *copy = strdup(text), *p = copy, *w[4], *rest;
 	const char *why = NULL;
 	size_t i;
 
@@ -105,14 +100,14 @@ static const char *parse_test(struct kb_claim *c, const char *text)
 		return "unknown operator (expected <, >, ~, <=, >=, = or starts)";
 	}
 	c->op = ops[i].op;
-	c->bench = dup(w[0]);
+	c->bench = strdup(w[0]);
 	if (!strncmp(w[1], "fact:", 5) && w[1][5])
-		c->fact = dup(w[1] + 5);
+		c->fact = strdup(w[1] + 5);
 	else
-		c->metric = dup(w[1]);
+		c->metric = strdup(w[1]);
 	if (!selector_valid(w[2]))
 		why = "A is not a selector (key=value[,key=value])";
-	c->sel_a = dup(w[2]);
+	c->sel_a = strdup(w[2]);
 	rest = p + strspn(p, " \t");
 	switch (c->op) {
 	case KB_CLAIM_LOWER:
@@ -123,7 +118,7 @@ static const char *parse_test(struct kb_claim *c, const char *text)
 
 		if (!b || !selector_valid(b))
 			why = why ? why : "B is not a selector (key=value[,key=value])";
-		c->sel_b = dup(b ? b : "");
+		c->sel_b = strdup(b ? b : "");
 		if (c->op != KB_CLAIM_WITHIN) {
 			if (within)
 				why = why ? why : "unexpected words after B";
@@ -149,7 +144,7 @@ static const char *parse_test(struct kb_claim *c, const char *text)
 			why = why ? why : "starts compares a fact's text (fact:NAME)";
 		if (!*rest)
 			why = why ? why : "starts takes the text a fact begins with";
-		c->text = dup(rest);
+		c->text = strdup(rest);
 		break;
 	}
 	if (!c->bench || !(c->metric || c->fact) || !c->sel_a ||
@@ -189,8 +184,8 @@ static const char *parse_need(struct kb_claim *c, const char *text)
 	} else {
 		return "a need is 'config CONFIG_X=V | why' or 'fact BENCH NAME[=PREFIX] | why'";
 	}
-	n->what = dup(w);
-	n->why = dup(bar + 1 + strspn(bar + 1, " \t"));
+	n->what = strdup(w);
+	n->why = strdup(bar + 1 + strspn(bar + 1, " \t"));
 	c->nneeds++;
 	return n->what && n->why ? NULL : "out of memory";
 }
@@ -239,7 +234,7 @@ static const char *take_line(struct kb_claim *c, char *line)
 		if (!strcmp(line, fields[i])) {
 			if (*field_of(c, i))
 				return "a field given twice";
-			*field_of(c, i) = dup(value);
+			*field_of(c, i) = strdup(value);
 			return *field_of(c, i) ? NULL : "out of memory";
 		}
 	return "unknown field (id, feature, source, claim, figure, test, needs)";
@@ -428,9 +423,10 @@ enum call { OK, AGAINST, UNSURE };
  */
 #define MIN_SAMPLES 5
 
-static enum call judge_pair(const struct kb_claim *c, const struct side *a, const struct side *b)
+/* few: a metric side has under MIN_SAMPLES samples (its CI is its range). */
+static enum call judge_pair(const struct kb_claim *c, const struct side *a, const struct side *b,
+			    bool few)
 {
-	bool few = c->metric && (a->n < MIN_SAMPLES || (c->sel_b && b->n < MIN_SAMPLES));
 	double ratio;
 
 	if (few && c->op != KB_CLAIM_WITHIN && c->op != KB_CLAIM_SAME)
@@ -574,6 +570,7 @@ void kb_claim_judge(const struct kb_claim *c, const struct kb_run *run,
 			char rest_b[512];
 			struct side b = a;
 			enum call call;
+			bool pair_few;
 
 			if (rb) {
 				if (strcmp(rb->benchmark, c->bench) || !matches(rb->params, c->sel_b) ||
@@ -586,8 +583,9 @@ void kb_claim_judge(const struct kb_claim *c, const struct kb_run *run,
 			}
 			if (c->op != KB_CLAIM_STARTS && (!a.number || !b.number))
 				break;
-			call = judge_pair(c, &a, &b);
-			few |= c->metric && (a.n < MIN_SAMPLES || b.n < MIN_SAMPLES);
+			pair_few = c->metric && (a.n < MIN_SAMPLES || b.n < MIN_SAMPLES);
+			call = judge_pair(c, &a, &b, pair_few);
+			few |= pair_few;
 			if (!pairs++)
 				first_a = a, first_b = b;
 			if (rb && b.median) {

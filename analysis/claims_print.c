@@ -4,20 +4,6 @@
 
 #include <string.h>
 
-static void counts_line(FILE *f, const struct kb_claims *c, const struct kb_run *run)
-{
-	size_t n[KB_CLAIM_NOT_MEASURABLE + 1] = { 0 };
-	struct kb_claim_verdict v;
-
-	for (size_t i = 0; i < c->n; i++) {
-		kb_claim_judge(&c->v[i], run, &v);
-		n[v.status]++;
-	}
-	fprintf(f, "%zu claims: %zu reproduced, %zu contradicted, %zu not settled, "
-		   "%zu not measurable here\n", c->n, n[KB_CLAIM_REPRODUCED],
-		n[KB_CLAIM_CONTRADICTED], n[KB_CLAIM_UNSETTLED], n[KB_CLAIM_NOT_MEASURABLE]);
-}
-
 /* lead a mid b, newline: a and b (the claims file's text) escaped as text. */
 static void put_line(FILE *f, const char *lead, const char *a, const char *mid, const char *b)
 {
@@ -31,6 +17,8 @@ static void put_line(FILE *f, const char *lead, const char *a, const char *mid, 
 
 void kb_claims_print_text(FILE *f, const struct kb_claims *c, const struct kb_run *run)
 {
+	size_t n[KB_CLAIM_NOT_MEASURABLE + 1] = { 0 };
+
 	fputs("claims of the 6.13 features against run ", f);
 	kb_put_text(f, run->id);
 	fputs(" (label ", f);
@@ -43,24 +31,22 @@ void kb_claims_print_text(FILE *f, const struct kb_claims *c, const struct kb_ru
 		struct kb_claim_verdict v;
 
 		kb_claim_judge(cl, run, &v);
+		n[v.status]++;
 		fprintf(f, "%-24s %s\n", cl->id, kb_claim_status_name(v.status));
 		put_line(f, "  ", cl->feature, ": ", cl->says);
 		put_line(f, "  source:    ", cl->source, "", NULL);
 		put_line(f, "  published: ", cl->figure, "", NULL);
 		put_line(f, "  test:      ", cl->test, "", NULL);
-		if (v.measured[0]) {
-			fputs("  measured:  ", f);
-			kb_put_text(f, v.measured);
-			fputc('\n', f);
-		}
-		if (v.why[0]) {
-			fputs(v.status == KB_CLAIM_NOT_MEASURABLE ? "  why:       " : "  note:      ", f);
-			kb_put_text(f, v.why);
-			fputc('\n', f);
-		}
+		if (v.measured[0])
+			put_line(f, "  measured:  ", v.measured, "", NULL);
+		if (v.why[0])
+			put_line(f, v.status == KB_CLAIM_NOT_MEASURABLE ? "  why:       " : "  note:      ",
+				 v.why, "", NULL);
 		fputc('\n', f);
 	}
-	counts_line(f, c, run);
+	fprintf(f, "%zu claims: %zu reproduced, %zu contradicted, %zu not settled, "
+		   "%zu not measurable here\n", c->n, n[KB_CLAIM_REPRODUCED],
+		n[KB_CLAIM_CONTRADICTED], n[KB_CLAIM_UNSETTLED], n[KB_CLAIM_NOT_MEASURABLE]);
 }
 
 /* Whether the run measured or skipped the benchmark claim i tests. */

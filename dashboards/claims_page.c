@@ -24,20 +24,8 @@ static const char *status_class(enum kb_claim_status s)
 
 static void run_table(FILE *f, const struct kb_claims *c, const struct kb_run *run)
 {
-	const char *kernel = cJSON_GetStringValue(cJSON_GetObjectItem(run->environment,
-									  "kernel_release"));
-	char date[16];
-
-	fputs("<h2>", f);
-	kb_put_xml(f, run->host);
-	fputs("</h2>\n<p class=meta>run ", f);
-	kb_put_xml(f, run->id);
-	snprintf(date, sizeof(date), "%.10s", run->started);
-	fputs(", ", f);
-	kb_put_xml(f, date);
-	fputs(", kernel ", f);
-	kb_put_xml(f, kernel ? kernel : "unknown");
-	fputs("</p>\n<div class=wide><table class=cards><tr><th>claim</th><th>feature</th>"
+	kb_page_run_heading(f, run, true);
+	fputs("<div class=wide><table class=cards><tr><th>claim</th><th>feature</th>"
 	      "<th>status</th><th>published</th><th>measured here</th></tr>\n", f);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kb_claim *cl = &c->v[i];

@@ -28,6 +28,26 @@ void kb_page_head(FILE *f, const char *title, const char *head)
 	fprintf(f, "</title>\n<link rel=stylesheet href=\"kbench.css\">\n%s</head><body>\n", head);
 }
 
+void kb_page_run_heading(FILE *f, const struct kb_run *run, bool with_kernel)
+{
+	const char *kernel = cJSON_GetStringValue(cJSON_GetObjectItem(run->environment,
+									  "kernel_release"));
+	char date[16];
+
+	fputs("<h2>", f);
+	kb_put_xml(f, run->host);
+	fputs("</h2>\n<p class=meta>run ", f);
+	kb_put_xml(f, run->id);
+	snprintf(date, sizeof(date), "%.10s", run->started);
+	fputs(", ", f);
+	kb_put_xml(f, date);	/* stored data: escaped too */
+	if (with_kernel) {
+		fputs(", kernel ", f);
+		kb_put_xml(f, kernel ? kernel : "unknown");
+	}
+	fputs("</p>\n", f);
+}
+
 /* Copies dir/name into the site. 0, or -1 with errno. */
 static int copy_in(const char *dir, const char *name, const char *site)
 {

@@ -395,16 +395,8 @@ static int write_view(const struct kb_report *r, const struct view *v)
 		r->by_class ? "machine class" : "host");
 	for (size_t i = 0; i < r->nnewest; i++) {
 		const struct kb_run *run = &r->newest[i];
-		char date[16];
 
-		fputs("<h2>", f);
-		kb_put_xml(f, run->host);
-		fputs("</h2>\n<p class=meta>run ", f);
-		kb_put_xml(f, run->id);
-		snprintf(date, sizeof(date), "%.10s", run->started);
-		fputs(", ", f);
-		kb_put_xml(f, date);	/* stored data: escaped too */
-		fputs("</p>\n", f);
+		kb_page_run_heading(f, run, false);
 		if (!v->table(f, run))
 			fputs("<p>This run measured nothing of this family.</p>\n", f);
 	}

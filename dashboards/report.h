@@ -104,6 +104,12 @@ void kb_planner_links(FILE *f, const struct kb_report *r);
 /* A page's head: title (escaped), the site's style sheet, then head as it is. */
 void kb_page_head(FILE *f, const char *title, const char *head);
 
+/*
+ * A run's heading on a per-host page: <h2>HOST</h2> and "run ID, DATE"
+ * (and ", kernel RELEASE" when asked), every stored string escaped.
+ */
+void kb_page_run_heading(FILE *f, const struct kb_run *run, bool with_kernel);
+
 /* Copies kbench.css, kbench.js, kbench-metric.js and dygraphs into the site. 0, or an exit code. */
 int kb_copy_assets(const struct kb_report *r);
 

@@ -29,21 +29,21 @@ static int irqs_in(const char *dir, unsigned *irqs, int max)
 
 int kb_dev_irqs(const char *dev, unsigned *irqs, int max)
 {
-	static const char *const where[] = { "device/msi_irqs", "device/../msi_irqs" };
+	/* The device, or (virtio) its PCI function, which holds the vectors. */
+	static const char *const where[] = { "device", "device/.." };
 	char path[256];
 	unsigned v;
 	FILE *f;
 	int n;
 
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, where[i]);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s/msi_irqs", dev, where[i]);
 		if ((n = irqs_in(path, irqs, max)) > 0)
 			return n;
 	}
-	/* A legacy line: the device's, or (virtio) its PCI function's. */
+	/* No MSI: a legacy line, the same two places. */
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/%.*s/irq", dev,
-			 (int)(strlen(where[i]) - strlen("/msi_irqs")), where[i]);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s/irq", dev, where[i]);
 		f = fopen(path, "re");
 		n = f && max > 0 && fscanf(f, "%u", &v) == 1 && v ? (irqs[0] = v, 1) : 0;
 		if (f)
