@@ -1,4 +1,5 @@
 #include "compare.h"
+#include "host_drift.h"
 #include "noise.h"
 #include "stats.h"
 
@@ -91,6 +92,73 @@ static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_res
 			(*groups)[(*ngroups)++] = *n - before;
 	}
 	return v;
+}
+
+/*
+ * The geometric mean of the host speeds of the runs that have key, or NAN
+ * when any of them recorded none.
+ */
+static double side_speed(const struct kb_run *runs, size_t n, const struct kb_result *key)
+{
+	double sum = 0.0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			double v = kb_run_host_speed(&runs[i]);
+
+			if (!same_key(&runs[i].results[j], key) || !runs[i].results[j].nsamples)
+				continue;
+			if (isnan(v))
+				return NAN;
+			sum += log(v);
+			k++;
+			break;
+		}
+	return k ? exp(sum / (double)k) : NAN;
+}
+
+/* Each run's samples of key in v (pooled as pool() does) to a host at speed ref. */
+static void correct_side(double *v, const struct kb_run *runs, size_t n,
+			 const struct kb_result *key, double ref, int e)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+
+			if (!same_key(r, key))
+				continue;
+			for (size_t k = 0; k < r->nsamples; k++, at++)
+				v[at] = kb_drift_correct(v[at], kb_run_host_speed(&runs[i]), ref, e);
+		}
+}
+
+/*
+ * Divides the host's drift out of m's samples where its stored history
+ * shows the metric moves with the host (host_drift.h) and every compared
+ * run recorded the host's speed; A's runs are the reference.
+ */
+static void correct_drift(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
+			  const char *host, const struct kb_run *a, size_t na,
+			  const struct kb_run *b, size_t nb, const char **skip, size_t nskip)
+{
+	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
+					       : NULL;
+	double sa = side_speed(a, na, m->ref), sb = side_speed(b, nb, m->ref);
+	double ma = kb_median(m->a, m->na), mb = kb_median(m->b, m->nb);
+	int e = s && !isnan(sa) && !isnan(sb) ? kb_drift_choose(s, skip, nskip) : 0;
+
+	m->host_ratio = sb / sa;
+	m->raw_change_pct = NAN;
+	if (!e || !m->na || !m->nb || !(ma > 0.0) || !(mb > 0.0))
+		return;
+	m->drift_exponent = e;
+	m->raw_change_pct =
+		((m->ref->direction == KB_HIGHER_IS_BETTER ? ma / mb : mb / ma) - 1.0) * 100.0;
+	correct_side(m->a, a, na, m->ref, sa, e);
+	correct_side(m->b, b, nb, m->ref, sa, e);
 }
 
 /*
@@ -201,7 +269,9 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 	m->noise_from_compared = !isnan(m->noise);
 	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
-		stored = s && single ? kb_series_noise(s, skip, nskip, &used) : NAN;
+		stored = s && single ? kb_series_noise_at(s, skip, nskip, m->drift_exponent,
+							  m->drift_exponent != 0, &used)
+				     : NAN;
 		stored_df = kb_run_noise_df(used);
 		if (!isnan(stored) && stored_df) {
 			m->noise = kb_noise_pool(m->noise, df, stored, stored_df, &df);
@@ -210,7 +280,8 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 		m->threshold = fmax(m->asked,
 				    kb_noise_floor_t(m->noise, m->nga, m->ngb, o->alpha, df));
 	} else if (s) {
-		m->noise = kb_series_noise(s, skip, nskip, &m->noise_runs);
+		m->noise = kb_series_noise_at(s, skip, nskip, m->drift_exponent,
+					      m->drift_exponent != 0, &m->noise_runs);
 		if (!isnan(m->noise))
 			m->threshold = fmax(m->asked,
 					    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));
@@ -347,6 +418,8 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		m->a = pool(a, na, m->ref, &m->na, &m->ga, &m->nga);
 		m->b = pool(b, nb, m->ref, &m->nb, &m->gb, &m->ngb);
 		out->nmetrics++;
+		correct_drift(m, opts, opts->history_group ? opts->history_group : a[0].host, a, na,
+			      b, nb, skip, na + nb);
 		set_threshold(m, opts, opts->history_group ? opts->history_group : a[0].host, skip,
 			      na + nb);
 		out->with_noise += !isnan(m->noise);

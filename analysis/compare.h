@@ -70,6 +70,13 @@ struct kb_metric_cmp {
 	long more_samples;		/* unknown: samples per side still needed (-1: many) */
 	double runs_to_decide;		/* unknown for run noise: runs per side that would decide (0: -) */
 	double noisy_pct;		/* > 0: a side's result was noisy: most % of a CPU others used */
+	/*
+	 * Corrected for the host's speed (analysis/host_drift.h): the exponent
+	 * (0: raw samples), B's host speed over A's (> 1: B's host was slower)
+	 * and the change the raw samples show.
+	 */
+	int drift_exponent;
+	double host_ratio, raw_change_pct;
 };
 
 struct kb_comparison {

@@ -1,4 +1,5 @@
 #include "noise.h"
+#include "host_drift.h"
 #include "stats.h"
 
 #include <gsl/gsl_cdf.h>
@@ -43,8 +44,8 @@ static bool skipped(const char *id, const char *const *skip, size_t nskip)
 	return false;
 }
 
-double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
-		       size_t *used)
+double kb_series_noise_at(const struct kb_series *s, const char *const *skip, size_t nskip,
+			  int exponent, bool with_speed_only, size_t *used)
 {
 	double *m = malloc((s->n ? s->n : 1) * sizeof(*m)), noise;
 	size_t k = 0;
@@ -52,13 +53,24 @@ double kb_series_noise(const struct kb_series *s, const char *const *skip, size_
 	*used = 0;
 	if (!m)
 		return NAN;
-	for (size_t i = 0; i < s->n; i++)
-		if (!skipped(s->points[i].run_id, skip, nskip))
-			m[k++] = s->points[i].median;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct kb_point *p = &s->points[i];
+
+		if (skipped(p->run_id, skip, nskip) || ((with_speed_only || exponent) && !(p->host_speed > 0.0)))
+			continue;
+		/* Any fixed reference: the noise is of ratios between runs. */
+		m[k++] = kb_drift_correct(p->median, p->host_speed, 1.0, exponent);
+	}
 	noise = kb_run_noise(m, k);
 	free(m);
 	*used = isnan(noise) ? 0 : k;
 	return noise;
+}
+
+double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
+		       size_t *used)
+{
+	return kb_series_noise_at(s, skip, nskip, 0, false, used);
 }
 
 size_t kb_run_noise_df(size_t n)

@@ -10,6 +10,7 @@
 
 #include "series.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -25,6 +26,14 @@ double kb_run_noise(const double *medians, size_t n);
  */
 double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
 		       size_t *used);
+
+/*
+ * The same over levels corrected for the host's speed to the power
+ * exponent (analysis/host_drift.h; 0: the raw levels), from the runs that
+ * recorded one when with_speed_only, or (exponent 0 only) from every run.
+ */
+double kb_series_noise_at(const struct kb_series *s, const char *const *skip, size_t nskip,
+			  int exponent, bool with_speed_only, size_t *used);
 
 /*
  * The smallest change (as a fraction) that a comparison of ka runs against

@@ -81,6 +81,7 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	p->ci_lo = r->level.ci_lo;
 	p->ci_hi = r->level.ci_hi;
 	p->n = r->level.n;
+	p->host_speed = r->host_speed;
 	return 0;
 }
 

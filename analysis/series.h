@@ -15,6 +15,7 @@ struct kb_point {
 	char kernel[65];
 	double median, ci_lo, ci_hi;
 	size_t n;
+	double host_speed;	/* its run's, ns per loop step (bench/host_speed.h); NAN: none */
 };
 
 struct kb_series {

@@ -1,4 +1,5 @@
 #include "harness.h"
+#include "host_speed.h"
 #include "../lib/filter.h"
 #include "collector.h"
 #include "../kernel/counters.h"
@@ -275,6 +276,20 @@ static void placement_apply(const struct placement *p, bool pin)
 {
 	if (p->cpu >= 0)
 		sched_setaffinity(0, sizeof(cpu_set_t), pin ? &p->one : &p->all);
+}
+
+/*
+ * The host's speed at the start of a round, on the CPU the one_cpu
+ * benchmarks are kept on. Round 0 only sizes batches: no reading.
+ */
+static void host_speed_reading(const struct placement *where, struct kb_host_speed *h,
+			       long round)
+{
+	if (round == 0)
+		return;
+	placement_apply(where, true);
+	kb_host_speed_add(h, kb_host_speed_read());
+	placement_apply(where, false);
 }
 
 /* One case through the rounds: its state lives from the first round to the last. */
@@ -591,6 +606,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 			      .total = (int)a.cap };
 	struct kb_counters *counters = kb_counters_open();
 	struct placement where;
+	struct kb_host_speed host = { .n = 0 };
 	/* Round 0 sizes the batch (timed benchmarks), then warm-up, then samples. */
 	long rounds = KB_WARMUP_SAMPLES + 1 + nsamples;
 	int err = 0;
@@ -621,6 +637,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	 * in their spread instead of shifting one case.
 	 */
 	for (long round = 0; !err && round < rounds && !kb_stop_requested(); round++) {
+		host_speed_reading(&where, &host, round);
 		for (size_t i = 0; !err && i < a.n && !kb_stop_requested(); i++) {
 			struct case_ctx *x = &a.cases[i];
 			long extra = x->c.bench->timed ? 0 : 1;
@@ -640,6 +657,9 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		}
 	}
 	progress_clear(&p);
+	if (!err && host.n && kb_run_set_host_speed(run, kb_median(host.ns, host.n),
+						    kb_robust_spread(host.ns, host.n), host.n))
+		err = -ENOMEM;
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())
 			finish_case(&a.cases[i], &where, counters, run);

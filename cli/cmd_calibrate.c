@@ -12,6 +12,7 @@
 #include "suite_options.h"
 #include "../kernel/undo.h"
 #include "../lib/util.h"
+#include "../analysis/host_drift.h"
 #include "../analysis/noise.h"
 #include "../analysis/options.h"
 #include "../analysis/stats.h"
@@ -101,6 +102,7 @@ struct noise_row {
 	double need_runs;	/* runs per side for the threshold */
 	double target;		/* to call: --threshold, else 2% deterministic, 5% others */
 	double calls;		/* the smallest change 1 run vs the baseline calls: both limits */
+	int drift_exponent;	/* the run noise is of levels corrected for the host's speed */
 };
 
 static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
@@ -148,9 +150,11 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		exact = exact && medians[i] == medians[0];
 	exact = exact && k > 1 && row->within_robust == 0.0;
 	/* The stored history includes these runs; without a store, just these. */
-	if (s)
-		row->run_noise = kb_series_noise(s, NULL, 0, &row->noise_runs);
-	else {
+	if (s) {
+		row->drift_exponent = kb_drift_choose(s, NULL, 0);
+		row->run_noise = kb_series_noise_at(s, NULL, 0, row->drift_exponent,
+						    row->drift_exponent != 0, &row->noise_runs);
+	} else {
 		row->run_noise = kb_run_noise(medians, k);
 		row->noise_runs = isnan(row->run_noise) ? 0 : k;
 	}
@@ -185,7 +189,29 @@ struct host_speed {
 	double noise;		/* run-to-run noise of the bare loop */
 	double floor;		/* the change that noise alone lets 1 run vs the baseline call */
 	size_t runs;
+	/* The reference loop every run records (bench/host_speed.h), ns per step. */
+	double ref_lo, ref_hi, ref_noise;
+	size_t ref_runs;
 };
+
+/* The reference loop's speed over the runs. */
+static void reference_of(const struct kb_run *runs, size_t n, struct host_speed *h)
+{
+	double ns[MAX_RUNS];
+	struct kb_summary sum;
+
+	h->ref_lo = h->ref_hi = h->ref_noise = NAN;
+	h->ref_runs = 0;
+	for (size_t i = 0; i < n && h->ref_runs < MAX_RUNS; i++)
+		if (!isnan(kb_run_host_speed(&runs[i])))
+			ns[h->ref_runs++] = kb_run_host_speed(&runs[i]);
+	if (h->ref_runs < 2)
+		return;
+	kb_summarize(ns, h->ref_runs, &sum);
+	h->ref_lo = sum.min;
+	h->ref_hi = sum.max;
+	h->ref_noise = kb_run_noise(ns, h->ref_runs);
+}
 
 static void host_speed_of(const struct kb_run *runs, size_t n, const struct calibrate_cli *cli,
 			  struct host_speed *h)
@@ -194,6 +220,7 @@ static void host_speed_of(const struct kb_run *runs, size_t n, const struct cali
 	struct kb_summary sum;
 
 	*h = (struct host_speed){ .lo = NAN, .hi = NAN, .noise = NAN, .floor = NAN };
+	reference_of(runs, n, h);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].nresults; k++) {
 			const struct kb_result *r = &runs[i].results[k];
@@ -257,7 +284,7 @@ static void fmt_count(char *buf, size_t size, double v)
 static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli, const struct host_speed *host)
 {
-	size_t met = 0;
+	size_t met = 0, corrected = 0;
 	char thr[32];
 
 	if (cli->threshold > 0)
@@ -278,6 +305,7 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
 
 		met += meets(r);
+		corrected += r->drift_exponent != 0;
 		fmt_pct(w, sizeof(w), r->within_robust);
 		fmt_pct(t, sizeof(t), r->target);
 		fmt_pct(b, sizeof(b), r->run_noise);
@@ -288,8 +316,8 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		if (i == 0)
 			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
 			       "detects", "needs", "target");
-		printf("%s %s %s [%s]\n", r->key->benchmark, r->key->params, r->key->metric,
-		       r->key->unit);
+		printf("%s %s %s [%s]%s\n", r->key->benchmark, r->key->params, r->key->metric,
+		       r->key->unit, r->drift_exponent ? " (between: host-corrected)" : "");
 		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s%s\n", r->median, w, b,
 		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES: ",
 		       meets(r) ? "" : limited_by(r));
@@ -301,6 +329,11 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       "runs, run noise %.1f%%: a change under %.1f%% is the host's speed moving, for\n"
 		       "any metric that rests on it\n",
 		       host->lo, host->hi, host->runs, host->noise * 100.0, host->floor * 100.0);
+	if (!isnan(host->ref_noise))
+		printf("host: the reference loop (no syscalls) took %.3f to %.3f ns/step over %zu runs,\n"
+		       "run noise %.1f%%; %zu of %zu metrics move with it and are host-corrected\n",
+		       host->ref_lo, host->ref_hi, host->ref_runs, host->ref_noise * 100.0, corrected,
+		       n);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)
@@ -331,6 +364,10 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	add_finite(h, "run_noise", host->noise);
 	add_finite(h, "callable_change", host->floor);
 	cJSON_AddNumberToObject(h, "runs", (double)host->runs);
+	add_finite(h, "reference_ns_per_step_min", host->ref_lo);
+	add_finite(h, "reference_ns_per_step_max", host->ref_hi);
+	add_finite(h, "reference_run_noise", host->ref_noise);
+	cJSON_AddNumberToObject(h, "reference_runs", (double)host->ref_runs);
 	ids = cJSON_AddArrayToObject(doc, "run_ids");
 	for (size_t i = 0; i < nstored; i++)
 		if (stored[i].id[0])
@@ -357,6 +394,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddNumberToObject(o, "target_change", r->target);
 		add_finite(o, "callable_change", r->calls);
 		cJSON_AddBoolToObject(o, "meets_target", meets(r));
+		cJSON_AddBoolToObject(o, "host_corrected", r->drift_exponent != 0);
 		if (limited_by(r))
 			cJSON_AddStringToObject(o, "limited_by", limited_by(r));
 		else

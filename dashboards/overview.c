@@ -129,7 +129,8 @@ static void row(FILE *f, const struct kb_report *r, const struct kb_series *s)
 		fprintf(f, " %+.1f%%", l.change_pct);
 	/* What a green means here: the smallest change this history can call. */
 	if (isfinite(l.threshold))
-		fprintf(f, "<div class=sub>calls &ge;%.1f%%</div>", l.threshold * 100.0);
+		fprintf(f, "<div class=sub>calls &ge;%.1f%%%s</div>", l.threshold * 100.0,
+			l.drift_exponent ? " · host-corrected" : "");
 	fputs("</td></tr>\n", f);
 }
 

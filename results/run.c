@@ -279,3 +279,29 @@ const char *kb_run_class(const struct kb_run *run)
 	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(run->environment,
 									   "machine_class"), "id"));
 }
+
+int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t readings)
+{
+	cJSON *o;
+
+	if (!run->environment && !(run->environment = cJSON_CreateObject()))
+		return -ENOMEM;
+	cJSON_DeleteItemFromObject(run->environment, "host_speed");
+	o = cJSON_AddObjectToObject(run->environment, "host_speed");
+	if (!o || !cJSON_AddStringToObject(o, "reference", "dependent integer loop, no syscalls") ||
+	    !cJSON_AddNumberToObject(o, "ns_per_step", ns) ||
+	    !cJSON_AddNumberToObject(o, "spread", isfinite(spread) ? spread : 0.0) ||
+	    !cJSON_AddNumberToObject(o, "readings", (double)readings))
+		return -ENOMEM;
+	return 0;
+}
+
+double kb_run_host_speed(const struct kb_run *run)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(run->environment, "host_speed"),
+					     "ns_per_step");
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0.0 && isfinite(v->valuedouble)
+		       ? v->valuedouble
+		       : NAN;
+}

@@ -105,6 +105,14 @@ void kb_params_without_method(const char *params, char *out, size_t size);
 /* The machine class a run recorded (environment.machine_class.id), or NULL. */
 const char *kb_run_class(const struct kb_run *run);
 
+/*
+ * The host's speed over the run (bench/host_speed.h): the median of its
+ * readings in ns per loop step, their robust spread and count, kept in the
+ * environment as host_speed. A run without one (older, imported) gives NAN.
+ */
+int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t readings);
+double kb_run_host_speed(const struct kb_run *run);
+
 /* A label is 1..KB_LABEL_MAX-1 characters without spaces or commas. */
 bool kb_label_valid(const char *label);
 

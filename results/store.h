@@ -105,6 +105,7 @@ struct kb_result_row {
 	const char *benchmark, *params, *metric, *unit;
 	enum kb_direction direction;
 	struct kb_level level;	/* stored with the run; from the samples for older rows */
+	double host_speed;	/* its run's (kb_run_host_speed), NAN when it has none */
 };
 
 /*

@@ -876,6 +876,7 @@ static int emit_row(struct pg_store *s, const PGresult *r, int i, struct row_rea
 		.params = PQgetvalue(r, i, 6), .metric = PQgetvalue(r, i, 7),
 		.unit = PQgetvalue(r, i, 8), .direction = KB_LOWER_IS_BETTER,
 		.group = PQgetisnull(r, i, 10) ? NULL : PQgetvalue(r, i, 10),
+		.host_speed = PQgetisnull(r, i, 17) ? NAN : strtod(PQgetvalue(r, i, 17), NULL),
 	};
 
 	kb_direction_parse(PQgetvalue(r, i, 9), &row.direction);
@@ -911,12 +912,13 @@ static int pg_each_result(struct kb_store *b, enum kb_scope by, const char *only
 	/* Each run's kernel and group read once, not once per result (a jsonb parse each). */
 	snprintf(sql, sizeof(sql),
 		 "WITH r AS MATERIALIZED (SELECT id, label, host, started,"
-		 " coalesce(environment::jsonb ->> 'kernel_release', '') AS kernel, %s AS grp"
+		 " coalesce(environment::jsonb ->> 'kernel_release', '') AS kernel, %s AS grp,"
+		 " environment::jsonb -> 'host_speed' ->> 'ns_per_step' AS speed"
 		 " FROM runs r%s%s%s)"
 		 " SELECT r.id, r.label, r.host, r.started, r.kernel,"
 		 " res.benchmark, res.params, res.metric, res.unit, res.direction, r.grp, %s,"
 		 " CASE WHEN %s IS NULL THEN (SELECT coalesce(array_agg(value ORDER BY seq), '{}')"
-		 "  FROM samples WHERE result_id = res.id AND warmup = 0) END"
+		 "  FROM samples WHERE result_id = res.id AND warmup = 0) END, r.speed"
 		 " FROM results res JOIN r ON r.id = res.run_id"
 		 " ORDER BY r.grp, res.benchmark, res.params, res.metric, r.started, r.id, res.id",
 		 group_sql(by), only ? " WHERE " : "", only ? group_sql(by) : "", only ? " = $1" : "",

@@ -753,16 +753,17 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *
 	sqlite3_stmt *st, *samples;
 	double *v = NULL;
 	size_t n = 0, cap = 0;
-	char sql[1024];
+	char sql[1536];
 	int rc;
 
 	/* Each run's kernel and group read once, not once per result (a JSON parse each). */
 	snprintf(sql, sizeof(sql),
 		 "WITH r AS MATERIALIZED (SELECT id, label, host, started,"
-		 " json_extract(environment, '$.kernel_release') AS kernel, %s AS grp FROM runs r%s)"
+		 " json_extract(environment, '$.kernel_release') AS kernel, %s AS grp,"
+		 " json_extract(environment, '$.host_speed.ns_per_step') AS speed FROM runs r%s)"
 		 " SELECT res.id, r.id, r.label, r.host, r.started, r.kernel,"
-		 " res.benchmark, res.params, res.metric, res.unit, res.direction, r.grp, %s"
-		 " FROM results res JOIN r ON r.id = res.run_id"
+		 " res.benchmark, res.params, res.metric, res.unit, res.direction, r.grp, %s,"
+		 " r.speed FROM results res JOIN r ON r.id = res.run_id"
 		 " ORDER BY r.grp, res.benchmark, res.params, res.metric,"
 		 " r.started, r.id, res.id", group_sql(by), only ? " WHERE grp = ?1" : "",
 		 s->has_level ? "res.n, res.median, res.ci_lo, res.ci_hi, res.spread"
@@ -797,6 +798,9 @@ static int sqlite_each_result(struct kb_store *b, enum kb_scope by, const char *
 		}
 		kb_direction_parse(col_text(st, 10), &row.direction);
 		row.group = (const char *)sqlite3_column_text(st, 11);
+		row.host_speed = sqlite3_column_type(st, 17) == SQLITE_NULL
+					 ? NAN
+					 : sqlite3_column_double(st, 17);
 		if (fn(&row, arg)) {
 			rc = SQLITE_DONE;
 			break;

@@ -224,11 +224,12 @@ Test(calibrate, nightly_baseline_and_samples_planned_from_the_runs_before, .time
 /*
  * The host's own speed: harness/fidelity's bare getppid loop in each run
  * (bare_ns_per_call, no harness code in it). Its spread between runs is
- * what the host alone moves every metric by, and calibrate prints it.
+ * what the host alone moves every metric by, and calibrate prints it,
+ * beside the range of the reference loop every run records.
  */
 Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 300)
 {
-	double z = 2.5758293035489, bare[2], noise;
+	double z = 2.5758293035489, bare[2], step[2], noise;
 	static struct cli_result r;
 	char dir[256], db[300];
 	cJSON *doc, *h, *ids;
@@ -237,7 +238,7 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 			     "-f harness/fidelity -n 2 -r 3");
 	ids = cJSON_GetObjectItem(doc, "run_ids");
 	for (int k = 0; k < 2; k++) {
-		cJSON *run, *res;
+		cJSON *run, *res, *env;
 
 		run_cli(&r, "export %s --db %s", cJSON_GetArrayItem(ids, k)->valuestring, db);
 		cr_assert_eq(r.status, 0, "%s", r.err);
@@ -247,6 +248,9 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 		bare[k] = strtod(cJSON_GetStringValue(cJSON_GetObjectItem(
 					 cJSON_GetObjectItem(res, "facts"), "bare_ns_per_call")),
 				 NULL);
+		env = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "run"), "environment");
+		step[k] = cJSON_GetObjectItem(cJSON_GetObjectItem(env, "host_speed"), "ns_per_step")
+				  ->valuedouble;
 		cJSON_Delete(run);
 	}
 	h = cJSON_GetObjectItem(doc, "host_speed");
@@ -260,15 +264,25 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 	cr_expect_float_eq(cJSON_GetObjectItem(h, "run_noise")->valuedouble, noise, 1e-9);
 	cr_expect_float_eq(cJSON_GetObjectItem(h, "callable_change")->valuedouble,
 			   expm1(z * noise * sqrt(1.2)), 1e-9);
+	/* The reference loop's range is the runs' own recorded speeds. */
+	cr_expect_eq(cJSON_GetObjectItem(h, "reference_runs")->valuedouble, 2.0);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "reference_ns_per_step_min")->valuedouble,
+			   fmin(step[0], step[1]), 1e-9);
+	cr_expect_float_eq(cJSON_GetObjectItem(h, "reference_ns_per_step_max")->valuedouble,
+			   fmax(step[0], step[1]), 1e-9);
 	cJSON_Delete(doc);
 	run_cli(&r, "calibrate -f harness/fidelity -n 2 -r 3 -q --no-store");
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_expect_not_null(strstr(r.out, "host: a bare getppid loop (harness/fidelity) took "), "%s",
 			   r.out);
-	/* Without harness/fidelity there is no figure, and none is made up. */
+	/*
+	 * Without harness/fidelity there is no getppid figure, and none is made
+	 * up; the reference loop every run records is still there.
+	 */
 	run_cli(&r, "calibrate -f analysis/changepoint -n 2 -r 3 -q --no-store");
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
-	cr_expect_null(strstr(r.out, "host: "), "%s", r.out);
+	cr_expect_null(strstr(r.out, "getppid"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "host: the reference loop (no syscalls) took "), "%s", r.out);
 	unlink_store(db);
 	rmdir(dir);
 }
