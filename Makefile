@@ -215,6 +215,11 @@ $(BUILD)/workloads/%: workloads/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lpthread -o $@
 
+# The process mm/guard/fork forks holds the benchmark's own layout.
+$(BUILD)/workloads/guard-fork: workloads/programs/guard-fork.c bench/mm/guard_layout.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $^ -o $@
+
 # The test build: the CLI and the tests, under ASan and UBSan.
 $(BUILD)/san/kbench: $(SAN_OBJ) $(BUILD)/san/cli/kbench.o
 	$(CC) $(SAN_FLAGS) $^ $(LDLIBS) -o $@

@@ -74,7 +74,7 @@ static void resolve(void)
 	} else {
 		snprintf(paths.fragments, sizeof(paths.fragments), "%s/kernel/config", KB_SRCDIR);
 		snprintf(paths.workloads, sizeof(paths.workloads), "%s/workloads", KB_SRCDIR);
-		snprintf(paths.programs, sizeof(paths.programs), "%s/build/workloads", KB_SRCDIR);
+		snprintf(paths.programs, sizeof(paths.programs), "%s", kb_path_programs_in_tree());
 		snprintf(paths.store, sizeof(paths.store), "%s/results/kbench.db", KB_SRCDIR);
 		snprintf(paths.site, sizeof(paths.site), "%s/dashboards/site", KB_SRCDIR);
 		snprintf(paths.kernels, sizeof(paths.kernels), "%s/build/kernels", KB_SRCDIR);
@@ -140,4 +140,9 @@ const char *kb_path_kernels(void)
 {
 	state_dir();
 	return paths.kernels;
+}
+
+const char *kb_path_programs_in_tree(void)
+{
+	return KB_SRCDIR "/build/workloads";
 }

@@ -19,6 +19,12 @@ const char *kb_path_assets(void);
 const char *kb_path_claims(void);
 /* Workload programs: SRC/build/workloads or PREFIX/lib/kbench/workloads. */
 const char *kb_path_programs(void);
+/*
+ * Where a kbench that is not installed looks for them, SRC/build/workloads:
+ * a VM guest's kbench (not installed there) does, so the initramfs carries
+ * the programs to that path.
+ */
+const char *kb_path_programs_in_tree(void);
 /* The default store: SRC/results/kbench.db or STATE/kbench.db. */
 const char *kb_path_store(void);
 /* The default dashboard: SRC/dashboards/site or STATE/site. */

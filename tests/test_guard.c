@@ -1,8 +1,12 @@
 /* Real kernel behaviour of guard pages, through the layout the benchmarks use. */
+#include "helpers.h"
 #include "../bench/mm/guard_layout.h"
 #include "../kernel/probe.h"
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 static void need_feature(const char *name)
@@ -143,4 +147,39 @@ Test(guard, process_madvise_guards_every_region_in_bulk_without_a_vma)
 	for (long i = 0; i < n; i++)
 		cr_assert(!guard_read_faults(guard_addr(&l, i), &v), "guard %ld still faults after bulk remove", i);
 	guard_layout_unmap(&l);
+}
+
+/*
+ * mm/guard/fork forks guard-fork, a process holding the guarded layout and
+ * little else, not kbench with its libraries and heap: with the guards
+ * made by MADV_GUARD_INSTALL it has a few dozen VMAs, with PROT_NONE two
+ * per region more.
+ */
+Test(guard, fork_forks_a_process_holding_only_the_layout, .timeout = 120)
+{
+	static struct cli_result r;
+	int vmas[2] = { -1, -1 };
+	cJSON *doc, *res;
+
+	run_release(&r, "run -f mm/guard/fork -r 3 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results")) {
+		const char *method = cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "params"), "method"));
+		const char *f = cJSON_GetStringValue(
+			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "facts"), "forked_process"));
+		int n;
+
+		cr_assert_not_null(f, "no forked_process fact for %s", method);
+		cr_assert_eq(sscanf(f, "guard-fork: the guarded layout alone, %d VMAs", &n), 1, "%s", f);
+		vmas[strcmp(method, "prot_none") == 0] = n;
+	}
+	cJSON_Delete(doc);
+	if (vmas[0] >= 0)	/* madv_guard runs where the kernel has it */
+		cr_expect_lt(vmas[0], 100, "the forked process has %d VMAs", vmas[0]);
+	cr_assert_geq(vmas[1], 2000, "the forked process has %d VMAs with 1,000 PROT_NONE guards",
+		      vmas[1]);
+	cr_expect_lt(vmas[1], 2100, "the forked process has %d VMAs", vmas[1]);
 }

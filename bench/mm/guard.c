@@ -7,9 +7,12 @@
 #include "guard_layout.h"
 #include "../bench.h"
 #include "../../kernel/undo.h"
+#include "../../lib/paths.h"
+#include "../../lib/spawn.h"
 #include "../../lib/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +58,10 @@ struct guard_state {
 	double guard_ops_per_s;	/* summed over samples */
 	double contention_samples;
 	bool placed;		/* its threads had a CPU each chosen (place_thread) */
+	/* fork: the helper process that holds the layout and forks (guard-fork) */
+	pid_t forker;
+	int forker_fd;		/* a stream socket: a gone helper is an error, not SIGPIPE */
+	int forker_vmas;	/* its VMA count with the layout mapped */
 };
 
 static int parse_case(struct guard_state *s, const struct kb_case *c, char *why, size_t size)
@@ -90,10 +98,13 @@ static int fresh_layout(struct guard_state *s, struct guard_layout *l, bool guar
 	return 0;
 }
 
+static void forker_stop(struct guard_state *s);
+
 static void guard_teardown(void *state)
 {
 	struct guard_state *s = state;
 
+	forker_stop(s);
 	if (s->segv_caught)
 		guard_restore_segv(&s->old_segv);
 	guard_layout_unmap(&s->layout);
@@ -248,29 +259,95 @@ static int munmap_sample(void *state, struct kb_meter *m, uint64_t batch,
 	return time_on_fresh_layouts(state, m, batch, true, unmap_layout, "munmap", why, size);
 }
 
-/* ---- mm/guard/fork: fork + exit + wait of a process holding N guarded regions ---- */
+/*
+ * ---- mm/guard/fork: fork + exit + wait of a process holding N guarded regions ----
+ *
+ * The process forked is guard-fork (workloads/programs), started in setup
+ * on the CPU this thread is kept on, holding only the layout: a fork of
+ * kbench itself would copy kbench's own address space, 1.5-1.9 ms of a
+ * 2.1 ms fork at 1,000 regions here, and that part grows and moves over a
+ * run. Each sample asks it for a batch of forks over a socket.
+ */
+
+static void forker_stop(struct guard_state *s)
+{
+	if (s->forker <= 0)
+		return;
+	/* End of input ends it; it dies with kbench anyway (kb_spawn). */
+	close(s->forker_fd);
+	kb_spawn_wait(s->forker);
+	s->forker = 0;
+}
+
+/* Reads the helper's int answer: 0 or -errno, -EPIPE when it is gone. */
+static int forker_answer(struct guard_state *s)
+{
+	int status;
+	ssize_t n;
+
+	do
+		n = read(s->forker_fd, &status, sizeof(status));
+	while (n < 0 && errno == EINTR && !kb_stop_requested());
+	return n == sizeof(status) ? status : n < 0 ? -errno : -EPIPE;
+}
+
+static int fork_setup(void *state, const struct kb_case *c, char *why, size_t size)
+{
+	struct guard_state *s = state;
+	char path[PATH_MAX], regions[24], guards[24];
+	char *argv[] = { path, (char *)c->method->name, regions, guards, NULL };
+	int sv[2], err = parse_case(s, c, why, size);
+
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/guard-fork", kb_path_programs());
+	snprintf(regions, sizeof(regions), "%ld", s->regions);
+	snprintf(guards, sizeof(guards), "%ld", s->guard_pages);
+	if (access(path, X_OK))
+		return fail(-errno, path, why, size);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return fail(-errno, "socketpair", why, size);
+	/* Its stdin and stdout are its end of the socket. */
+	s->forker = kb_spawn(argv, sv[1], sv[1], STDERR_FILENO);
+	close(sv[1]);
+	s->forker_fd = sv[0];
+	if (s->forker < 0) {
+		err = (int)s->forker;
+		s->forker = 0;
+		close(sv[0]);
+		return fail(err, path, why, size);
+	}
+	err = forker_answer(s);
+	if (!err && (s->forker_vmas = forker_answer(s)) < 0)
+		err = s->forker_vmas;
+	if (err) {
+		forker_stop(s);
+		return fail(err, "guard-fork: mapping the guarded layout", why, size);
+	}
+	return 0;
+}
+
+static void fork_facts(void *state, struct kb_result *r)
+{
+	struct guard_state *s = state;
+
+	kb_result_add_factf(r, "forked_process", "guard-fork: the guarded layout alone, %d VMAs",
+			    s->forker_vmas);
+}
 
 static int fork_sample(void *state, struct kb_meter *m, uint64_t batch,
 		       struct kb_sample *out, char *why, size_t size)
 {
-	int err = 0;
+	struct guard_state *s = state;
+	ssize_t sent;
+	int err;
 
-	(void)state;
 	kb_meter_begin(m);
-	for (uint64_t b = 0; b < batch && !err; b++) {
-		int status;
-		pid_t pid = fork();
-
-		if (pid == 0)
-			_exit(0);
-		if (pid < 0 || waitpid(pid, &status, 0) != pid)
-			err = -errno;
-		else if (!WIFEXITED(status) || WEXITSTATUS(status))
-			err = -ECHILD;
-	}
+	sent = send(s->forker_fd, &batch, sizeof(batch), MSG_NOSIGNAL);
+	err = sent == sizeof(batch) ? forker_answer(s) : sent < 0 ? -errno : -EPIPE;
 	kb_meter_end(m);
 	if (err)
-		return fail(err, "fork", why, size);
+		return fail(err, "guard-fork: fork", why, size);
 	out->ops = batch;
 	return 0;
 }
@@ -553,7 +630,7 @@ const struct kb_bench kb_mm_guard[] = {
 		    .summary = "fork+exit+wait of a process holding N guarded regions",
 		    .metric = "latency", .unit = "ns/op", .direction = KB_LOWER_IS_BETTER,
 		    .axes = layout_axes, .timed = true, .one_cpu = true,
-		    .setup = guarded_setup, .sample = fork_sample),
+		    .setup = fork_setup, .sample = fork_sample, .facts = fork_facts),
 	GUARD_BENCH(.name = "mm/guard/capacity",
 		    .collect = collect_vmas,
 		    .summary = "guarded regions that fit under vm.max_map_count (set, then restored)",

@@ -1,4 +1,5 @@
 #include "initramfs.h"
+#include "../../lib/paths.h"
 #include "cpio.h"
 #include "../../lib/spawn.h"
 #include "../../lib/util.h"
@@ -313,6 +314,14 @@ static int fill(struct builder *b, const struct kb_initramfs *p)
 	put_file(b, "usr/bin/kbench", p->kbench);
 	if (add_libs(b, p->kbench))
 		return -1;
+	/* mm/guard/fork's helper, where the guest's kbench looks for it (lib/paths.h). */
+	snprintf(path, sizeof(path), "%s/guard-fork", kb_path_programs());
+	if (access(path, X_OK) == 0) {
+		snprintf(name, sizeof(name), "%s/guard-fork", kb_path_programs_in_tree() + 1);
+		put_file(b, name, path);
+		if (add_libs(b, path))
+			return -1;
+	}
 	if (p->exec) {
 		exec_name(p, name, sizeof(name));
 		put_file(b, name, p->exec);
