@@ -55,8 +55,9 @@ double kb_series_noise_at(const struct kb_series *s, const char *const *skip, si
 		return NAN;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kb_point *p = &s->points[i];
+		bool speed_known = p->host_speed > 0.0;
 
-		if (skipped(p->run_id, skip, nskip) || ((with_speed_only || exponent) && !(p->host_speed > 0.0)))
+		if (skipped(p->run_id, skip, nskip) || ((with_speed_only || exponent) && !speed_known))
 			continue;
 		/* Any fixed reference: the noise is of ratios between runs. */
 		m[k++] = kb_drift_correct(p->median, p->host_speed, 1.0, exponent);

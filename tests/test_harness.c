@@ -240,18 +240,19 @@ Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300
 /*
  * Harness fidelity for each family's own timing path: every timed result
  * says what share of its figure the meter's begin/end pairs make (empty
- * spans' time over the measured time), and that share stays under 1% for
- * every timed family that runs here. A figure not timed by the meter
- * (vmas counts VMAs) claims none.
+ * spans' time over the measured time), net/napi/rr what its per-request
+ * clock pair makes of the median request, and that share stays under 1%
+ * for every family that runs here. A figure not timed (vmas counts VMAs)
+ * claims none.
  */
 Test(harness, every_timed_family_carries_under_one_percent_of_timing_overhead, .timeout = 600)
 {
 	static struct cli_result r;
 	cJSON *doc, *res;
-	int timed = 0, install = 0;
+	int timed = 0, install = 0, rr = 0;
 
 	run_cli(&r, "run -f 'mm/guard/install,mm/guard/remove,mm/guard/fault,mm/guard/munmap,"
-		    "mm/guard/fork,mm/guard/vmas,bpf/*,net/napi/set' -r 3 -q -J --no-store");
+		    "mm/guard/fork,mm/guard/vmas,bpf/*,net/napi/set,net/napi/rr' -r 3 -q -J --no-store");
 	cr_assert(r.status == 0 || r.status == 3, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
@@ -268,6 +269,7 @@ Test(harness, every_timed_family_carries_under_one_percent_of_timing_overhead, .
 			continue;	/* skipped here, or not timed by the meter */
 		timed++;
 		install += !strcmp(b, "mm/guard/install");
+		rr += !strcmp(b, "net/napi/rr");
 		cr_assert_eq(sscanf(overhead, "%lf%% (an empty span reads %lf ns", &share, &empty), 2,
 			     "%s: %s", b, overhead);
 		cr_expect(empty > 0.0, "%s: %s", b, overhead);
@@ -275,6 +277,8 @@ Test(harness, every_timed_family_carries_under_one_percent_of_timing_overhead, .
 	}
 	/* prot_none runs on every kernel; madv_guard where the kernel has guard pages. */
 	cr_expect_geq(install, 1, "%.400s", r.out);
+	/* net/napi/rr times each request with its own clock pair: base runs everywhere. */
+	cr_expect_geq(rr, 1, "%.400s", r.out);
 	cr_expect_geq(timed, 4, "%.400s", r.out);
 	cJSON_Delete(doc);
 }

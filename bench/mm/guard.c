@@ -279,7 +279,11 @@ static void forker_stop(struct guard_state *s)
 	s->forker = 0;
 }
 
-/* Reads the helper's int answer: 0 or -errno, -EPIPE when it is gone. */
+/*
+ * Reads the helper's int answer: 0 or -errno, -EPIPE when it is gone. A
+ * signal does not cut a batch short: the helper answers when its forks
+ * are done, or its end closes.
+ */
 static int forker_answer(struct guard_state *s)
 {
 	int status;
@@ -287,7 +291,7 @@ static int forker_answer(struct guard_state *s)
 
 	do
 		n = read(s->forker_fd, &status, sizeof(status));
-	while (n < 0 && errno == EINTR && !kb_stop_requested());
+	while (n < 0 && errno == EINTR);
 	return n == sizeof(status) ? status : n < 0 ? -errno : -EPIPE;
 }
 

@@ -12,6 +12,7 @@
 #include "rr.h"
 #include "../bench.h"
 #include "../../lib/util.h"
+#include "../../results/summary.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -257,14 +258,40 @@ static const char *irqs_by_line(const struct rr_state *s, char *buf, size_t size
 	return buf[0] ? buf : "none fired";
 }
 
+/*
+ * What the per-request clock adds to a request's time (each is timed by
+ * two reads of kb_now_ns, kb_rr_window): the median of EMPTY_PAIRS pairs
+ * with nothing between them, in ns.
+ */
+#define EMPTY_PAIRS 101
+
+static double empty_pair_ns(void)
+{
+	double ns[EMPTY_PAIRS];
+
+	for (int i = 0; i < EMPTY_PAIRS; i++) {
+		uint64_t t0 = kb_now_ns();
+
+		ns[i] = (double)(kb_now_ns() - t0);
+	}
+	return kb_median(ns, EMPTY_PAIRS);
+}
+
 static void rr_facts(void *state, struct kb_result *r)
 {
 	struct rr_state *s = state;
-	double wall = (double)s->total.wall_ns;
+	double wall = (double)s->total.wall_ns, p50, empty;
 	char dev[160], lines[KB_DEV_MAX_IRQS * 48];
 
 	if (!s->all.n)
 		return;
+	/* Harness fidelity of this family's own timing path: the clock pair over the median request. */
+	p50 = (double)kb_hist_quantile(&s->all, 0.5);
+	empty = empty_pair_ns();
+	if (p50 > 0.0)
+		kb_result_add_factf(r, "timing_overhead",
+				    "%.4f%% (an empty span reads %.0f ns; the spans average %.1f us)",
+				    100.0 * empty / p50, empty, p50 / 1e3);
 	kb_result_add_factf(r, "p50_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.5) / 1000.0);
 	kb_result_add_factf(r, "p99_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.99) / 1000.0);
 	kb_result_add_factf(r, "p999_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.999) / 1000.0);
