@@ -120,7 +120,7 @@ static double side_speed(const struct kb_run *runs, size_t n, const struct kb_re
 
 /* Each run's samples of key in v (pooled as pool() does) to a host at speed ref. */
 static void correct_side(double *v, const struct kb_run *runs, size_t n,
-			 const struct kb_result *key, double ref, int e)
+			 const struct kb_result *key, double ref, double e)
 {
 	size_t at = 0;
 
@@ -148,11 +148,11 @@ static void correct_drift(struct kb_metric_cmp *m, const struct kb_compare_opts 
 					       : NULL;
 	double sa = side_speed(a, na, m->ref), sb = side_speed(b, nb, m->ref);
 	double ma = kb_median(m->a, m->na), mb = kb_median(m->b, m->nb);
-	int e = s && !isnan(sa) && !isnan(sb) ? kb_drift_choose(s, skip, nskip) : 0;
+	double e = s && !isnan(sa) && !isnan(sb) ? kb_drift_choose(s, skip, nskip) : 0.0;
 
 	m->host_ratio = sb / sa;
 	m->raw_change_pct = NAN;
-	if (!e || !m->na || !m->nb || !(ma > 0.0) || !(mb > 0.0))
+	if (e == 0.0 || !m->na || !m->nb || !(ma > 0.0) || !(mb > 0.0))
 		return;
 	m->drift_exponent = e;
 	m->raw_change_pct =
@@ -270,7 +270,7 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 	if (m->noise_from_compared) {
 		m->noise_runs = m->nga + m->ngb;
 		stored = s && single ? kb_series_noise_at(s, skip, nskip, m->drift_exponent,
-							  m->drift_exponent != 0, &used)
+							  m->drift_exponent != 0.0, &used)
 				     : NAN;
 		stored_df = kb_run_noise_df(used);
 		if (!isnan(stored) && stored_df) {
@@ -281,7 +281,7 @@ static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts 
 				    kb_noise_floor_t(m->noise, m->nga, m->ngb, o->alpha, df));
 	} else if (s) {
 		m->noise = kb_series_noise_at(s, skip, nskip, m->drift_exponent,
-					      m->drift_exponent != 0, &m->noise_runs);
+					      m->drift_exponent != 0.0, &m->noise_runs);
 		if (!isnan(m->noise))
 			m->threshold = fmax(m->asked,
 					    kb_noise_floor(m->noise, m->nga, m->ngb, o->alpha));

@@ -75,8 +75,7 @@ struct kb_metric_cmp {
 	 * (0: raw samples), B's host speed over A's (> 1: B's host was slower)
 	 * and the change the raw samples show.
 	 */
-	int drift_exponent;
-	double host_ratio, raw_change_pct;
+	double drift_exponent, host_ratio, raw_change_pct;
 };
 
 struct kb_comparison {

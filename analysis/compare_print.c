@@ -186,9 +186,9 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 			fprintf(out, "%14srun noise %.1f%% (%s runs): threshold %.1f%%; %.0f runs/side for %.0f%%\n",
 				"", m->noise * 100.0, noise_runs_text(src, sizeof(src), m),
 				m->threshold * 100.0, m->runs_needed, m->asked * 100.0);
-		if (m->drift_exponent)
-			fprintf(out, "%14shost-corrected: B's host ran %.1f%% %s on the reference loop; raw change %+.1f%%\n",
-				"", fabs(m->host_ratio - 1.0) * 100.0,
+		if (m->drift_exponent != 0.0)
+			fprintf(out, "%14shost-corrected (exponent %.2f): B's host ran %.1f%% %s on the reference loop; raw change %+.1f%%\n",
+				"", m->drift_exponent, fabs(m->host_ratio - 1.0) * 100.0,
 				m->host_ratio > 1.0 ? "slower" : "faster", m->raw_change_pct);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
@@ -228,7 +228,9 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 		kb_put_markdown(out, m->ref->unit);
 		fprintf(out, "] | %s | %s | %s | %s .. %s | %.2g | %.1f%% | %s%s |\n", f.a, f.b, f.ch,
 			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict),
-			m->noisy_pct > 0.0 ? " (noisy)" : m->drift_exponent ? " (host-corrected)" : "");
+			m->noisy_pct > 0.0		? " (noisy)"
+			: m->drift_exponent != 0.0 ? " (host-corrected)"
+						   : "");
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
 		(c->geomean - 1.0) * 100.0);
@@ -295,7 +297,8 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 					: m->noise_stored_runs ? "compared_runs+history"
 					: m->noise_from_compared ? "compared_runs" : "history");
 		cJSON_AddNumberToObject(o, "run_noise_stored_runs", (double)m->noise_stored_runs);
-		cJSON_AddBoolToObject(o, "host_corrected", m->drift_exponent != 0);
+		cJSON_AddBoolToObject(o, "host_corrected", m->drift_exponent != 0.0);
+		cJSON_AddNumberToObject(o, "host_exponent", m->drift_exponent);
 		add_finite(o, "host_speed_ratio", m->host_ratio);
 		add_finite(o, "raw_change_pct", m->raw_change_pct);
 		if (m->prior)

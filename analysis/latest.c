@@ -6,7 +6,7 @@
 #include <math.h>
 
 /* Point i's level, corrected for the host's speed to the power e (NAN when it has none). */
-static double level(const struct kb_series *s, size_t i, int e)
+static double level(const struct kb_series *s, size_t i, double e)
 {
 	return kb_drift_correct(s->points[i].median, s->points[i].host_speed, 1.0, e);
 }
@@ -18,7 +18,7 @@ void kb_series_latest(const struct kb_series *s, double target, double alpha,
 	const char *skip[1] = { newest ? newest->run_id : "" };
 	size_t k = s->n > 1 ? s->n - 1 : 0, used = 0;
 	double log_level = 0.0, noise, floor, q;
-	int e = newest ? kb_drift_choose(s, skip, 1) : 0;
+	double e = newest ? kb_drift_choose(s, skip, 1) : 0.0;
 
 	out->verdict = KB_UNKNOWN;
 	out->change_pct = NAN;
@@ -27,9 +27,9 @@ void kb_series_latest(const struct kb_series *s, double target, double alpha,
 		k = KB_LATEST_BASELINE;
 	out->baseline = k;
 	/* The correction needs every compared run's speed: without one, the raw levels. */
-	for (size_t i = s->n - 1 - k; e && k && i < s->n; i++)
-		if (isnan(level(s, i, e)))
-			e = 0;
+	for (size_t i = s->n - 1 - k; e != 0.0 && k && i < s->n; i++)
+		if (!isfinite(level(s, i, e)))
+			e = 0.0;
 	out->drift_exponent = e;
 	if (!k || !(newest->median > 0.0))
 		return;
@@ -40,7 +40,7 @@ void kb_series_latest(const struct kb_series *s, double target, double alpha,
 	}
 	q = level(s, s->n - 1, e) / exp(log_level);
 	out->change_pct = ((s->direction == KB_HIGHER_IS_BETTER ? 1.0 / q : q) - 1.0) * 100.0;
-	noise = kb_series_noise_at(s, skip, 1, e, e != 0, &used);
+	noise = kb_series_noise_at(s, skip, 1, e, e != 0.0, &used);
 	if (isnan(noise) || used < KB_PRIOR_MIN_RUNS)
 		noise = fmax(isnan(noise) ? 0.0 : noise, kb_noise_prior_for(s->benchmark)->noise);
 	floor = kb_noise_floor(noise, 1, k, alpha);

@@ -21,7 +21,7 @@ struct kb_latest {
 	double change_pct;		/* newest against the baseline's level; + is worse; NAN alone */
 	double threshold;		/* the smallest change it can call here (a fraction) */
 	size_t baseline;		/* runs before the newest it rests on */
-	int drift_exponent;		/* levels corrected for the host's speed (host_drift.h): != 0 */
+	double drift_exponent;		/* levels corrected for the host's speed (host_drift.h): != 0 */
 };
 
 /* s's newest point at alpha against target (a fraction, 0.05 = 5%). */

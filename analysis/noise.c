@@ -36,16 +36,8 @@ double kb_run_noise(const double *medians, size_t n)
 	return sigma;
 }
 
-static bool skipped(const char *id, const char *const *skip, size_t nskip)
-{
-	for (size_t i = 0; i < nskip; i++)
-		if (!strcmp(id, skip[i]))
-			return true;
-	return false;
-}
-
 double kb_series_noise_at(const struct kb_series *s, const char *const *skip, size_t nskip,
-			  int exponent, bool with_speed_only, size_t *used)
+			  double exponent, bool with_speed_only, size_t *used)
 {
 	double *m = malloc((s->n ? s->n : 1) * sizeof(*m)), noise;
 	size_t k = 0;
@@ -55,9 +47,10 @@ double kb_series_noise_at(const struct kb_series *s, const char *const *skip, si
 		return NAN;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kb_point *p = &s->points[i];
-		bool speed_known = p->host_speed > 0.0;
+		bool speed_known = p->host_speed > 0.0 && isfinite(p->host_speed);
 
-		if (skipped(p->run_id, skip, nskip) || ((with_speed_only || exponent) && !speed_known))
+		if (kb_run_id_in(p->run_id, skip, nskip) ||
+		    ((with_speed_only || exponent != 0.0) && !speed_known))
 			continue;
 		/* Any fixed reference: the noise is of ratios between runs. */
 		m[k++] = kb_drift_correct(p->median, p->host_speed, 1.0, exponent);
@@ -71,7 +64,7 @@ double kb_series_noise_at(const struct kb_series *s, const char *const *skip, si
 double kb_series_noise(const struct kb_series *s, const char *const *skip, size_t nskip,
 		       size_t *used)
 {
-	return kb_series_noise_at(s, skip, nskip, 0, false, used);
+	return kb_series_noise_at(s, skip, nskip, 0.0, false, used);
 }
 
 size_t kb_run_noise_df(size_t n)

@@ -33,7 +33,7 @@ double kb_series_noise(const struct kb_series *s, const char *const *skip, size_
  * recorded one when with_speed_only, or (exponent 0 only) from every run.
  */
 double kb_series_noise_at(const struct kb_series *s, const char *const *skip, size_t nskip,
-			  int exponent, bool with_speed_only, size_t *used);
+			  double exponent, bool with_speed_only, size_t *used);
 
 /*
  * The smallest change (as a fraction) that a comparison of ka runs against

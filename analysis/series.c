@@ -2,6 +2,7 @@
 #include "../lib/filter.h"
 #include "stats.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,8 @@ static int add_row(const struct kb_result_row *r, void *arg)
 	p->ci_lo = r->level.ci_lo;
 	p->ci_hi = r->level.ci_hi;
 	p->n = r->level.n;
-	p->host_speed = r->host_speed;
+	/* Stored data: a speed that is not a plausible number is none. */
+	p->host_speed = isfinite(r->host_speed) && r->host_speed > 0.0 ? r->host_speed : NAN;
 	return 0;
 }
 
@@ -132,4 +134,12 @@ long kb_series_index(const struct kb_series *s, const char *run_id)
 		if (!strcmp(s->points[i].run_id, run_id))
 			return (long)i;
 	return -1;
+}
+
+bool kb_run_id_in(const char *id, const char *const *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(id, ids[i]))
+			return true;
+	return false;
 }

@@ -8,6 +8,8 @@
 
 #include "../results/store.h"
 
+#include <stdbool.h>
+
 struct kb_point {
 	char run_id[KB_ID_MAX];
 	char label[KB_LABEL_MAX];
@@ -39,6 +41,9 @@ void kb_series_free(struct kb_series *series, size_t n);
 /* The series of this host and benchmark + params + metric, or NULL. */
 const struct kb_series *kb_series_find(const struct kb_series *series, size_t n,
 				       const char *host, const struct kb_result *key);
+
+/* Whether id is one of ids[0..n) (runs left out of an estimate). */
+bool kb_run_id_in(const char *id, const char *const *ids, size_t n);
 
 /* Index of the point of run id, or -1. */
 long kb_series_index(const struct kb_series *s, const char *run_id);

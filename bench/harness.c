@@ -606,7 +606,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 			      .total = (int)a.cap };
 	struct kb_counters *counters = kb_counters_open();
 	struct placement where;
-	struct kb_host_speed host = { .n = 0 };
+	struct kb_host_speed own = { .n = 0 }, *host = o->host_speed ? o->host_speed : &own;
 	/* Round 0 sizes the batch (timed benchmarks), then warm-up, then samples. */
 	long rounds = KB_WARMUP_SAMPLES + 1 + nsamples;
 	int err = 0;
@@ -637,7 +637,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	 * in their spread instead of shifting one case.
 	 */
 	for (long round = 0; !err && round < rounds && !kb_stop_requested(); round++) {
-		host_speed_reading(&where, &host, round);
+		host_speed_reading(&where, host, round);
 		for (size_t i = 0; !err && i < a.n && !kb_stop_requested(); i++) {
 			struct case_ctx *x = &a.cases[i];
 			long extra = x->c.bench->timed ? 0 : 1;
@@ -657,8 +657,8 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		}
 	}
 	progress_clear(&p);
-	if (!err && host.n && kb_run_set_host_speed(run, kb_median(host.ns, host.n),
-						    kb_robust_spread(host.ns, host.n), host.n))
+	if (!err && host->n && kb_run_set_host_speed(run, kb_median(host->ns, host->n),
+						     kb_robust_spread(host->ns, host->n), host->n))
 		err = -ENOMEM;
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct kb_host_speed;
+
 struct kb_run_opts {
 	bool full;		/* --full sweeps and sample counts, else --quick */
 	long samples;		/* -r; 0 picks the default for quick/full */
@@ -19,6 +21,11 @@ struct kb_run_opts {
 	const struct kb_sample_plan *plan;
 	const char *filter;	/* fnmatch glob on the benchmark name, NULL = all */
 	bool progress;		/* progress line on stderr */
+	/*
+	 * The host's speed readings of every call into one run (a workload
+	 * file runs one call per line), NULL: this call's alone.
+	 */
+	struct kb_host_speed *host_speed;
 	struct kb_run_ctx ctx;	/* handed to every case (struct kb_case.ctx) */
 };
 

@@ -102,7 +102,7 @@ struct noise_row {
 	double need_runs;	/* runs per side for the threshold */
 	double target;		/* to call: --threshold, else 2% deterministic, 5% others */
 	double calls;		/* the smallest change 1 run vs the baseline calls: both limits */
-	int drift_exponent;	/* the run noise is of levels corrected for the host's speed */
+	double drift_exponent;	/* the run noise is of levels corrected for the host's speed */
 };
 
 static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
@@ -153,7 +153,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	if (s) {
 		row->drift_exponent = kb_drift_choose(s, NULL, 0);
 		row->run_noise = kb_series_noise_at(s, NULL, 0, row->drift_exponent,
-						    row->drift_exponent != 0, &row->noise_runs);
+						    row->drift_exponent != 0.0, &row->noise_runs);
 	} else {
 		row->run_noise = kb_run_noise(medians, k);
 		row->noise_runs = isnan(row->run_noise) ? 0 : k;
@@ -305,7 +305,7 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
 
 		met += meets(r);
-		corrected += r->drift_exponent != 0;
+		corrected += r->drift_exponent != 0.0;
 		fmt_pct(w, sizeof(w), r->within_robust);
 		fmt_pct(t, sizeof(t), r->target);
 		fmt_pct(b, sizeof(b), r->run_noise);
@@ -317,7 +317,7 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
 			       "detects", "needs", "target");
 		printf("%s %s %s [%s]%s\n", r->key->benchmark, r->key->params, r->key->metric,
-		       r->key->unit, r->drift_exponent ? " (between: host-corrected)" : "");
+		       r->key->unit, r->drift_exponent != 0.0 ? " (between: host-corrected)" : "");
 		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s%s\n", r->median, w, b,
 		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES: ",
 		       meets(r) ? "" : limited_by(r));
@@ -394,7 +394,8 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddNumberToObject(o, "target_change", r->target);
 		add_finite(o, "callable_change", r->calls);
 		cJSON_AddBoolToObject(o, "meets_target", meets(r));
-		cJSON_AddBoolToObject(o, "host_corrected", r->drift_exponent != 0);
+		cJSON_AddBoolToObject(o, "host_corrected", r->drift_exponent != 0.0);
+		cJSON_AddNumberToObject(o, "host_exponent", r->drift_exponent);
 		if (limited_by(r))
 			cJSON_AddStringToObject(o, "limited_by", limited_by(r));
 		else

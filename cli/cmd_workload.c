@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "../bench/run_header.h"
 #include "../bench/harness.h"
+#include "../bench/host_speed.h"
 #include "../lib/spawn.h"
 #include "../kernel/undo.h"
 #include "suite_options.h"
@@ -222,7 +223,9 @@ static int check_benchmarks(const char *file)
  */
 static int run_benchmarks(const char *file, const char *label, struct kb_run *r)
 {
-	struct kb_run_opts o = { .full = false, .samples = 0, .filter = NULL, .progress = false };
+	struct kb_host_speed speed = { .n = 0 };
+	struct kb_run_opts o = { .full = false, .samples = 0, .filter = NULL, .progress = false,
+				 .host_speed = &speed };
 	char *text, *line, *save = NULL;
 	size_t len;
 	int failed = 0, err = 0;

@@ -130,7 +130,7 @@ static void row(FILE *f, const struct kb_report *r, const struct kb_series *s)
 	/* What a green means here: the smallest change this history can call. */
 	if (isfinite(l.threshold))
 		fprintf(f, "<div class=sub>calls &ge;%.1f%%%s</div>", l.threshold * 100.0,
-			l.drift_exponent ? " · host-corrected" : "");
+			l.drift_exponent != 0.0 ? " · host-corrected" : "");
 	fputs("</td></tr>\n", f);
 }
 

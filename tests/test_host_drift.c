@@ -1,10 +1,11 @@
 /*
  * The host's drift divided out (analysis/host_drift.h): every run records
  * the host's speed on a loop no kernel change moves; a metric whose
- * stored history moves with it is compared on corrected levels, so a
- * slower host is not a regression and a faster host does not hide one,
- * while a metric that does not move with the host keeps its raw levels
- * (a correction there could turn a real regression green).
+ * stored history moves with it is compared on corrected levels, by as
+ * much as it moves, so a slower host is not a regression and a faster
+ * host does not hide one, while a metric that does not move with the
+ * host keeps its raw levels (a correction there could turn a real
+ * regression green).
  */
 #include "helpers.h"
 #include "../analysis/compare.h"
@@ -28,26 +29,27 @@
 #define PARAMS "method=none,depth=0"
 #define NHIST 12
 
-Test(host_drift, the_exponent_follows_the_unit)
+Test(host_drift, the_direction_follows_the_unit)
 {
-	cr_expect_eq(kb_drift_exponent("ns/op"), 1);
-	cr_expect_eq(kb_drift_exponent("ns/netns"), 1);
-	cr_expect_eq(kb_drift_exponent("us"), 1);
-	cr_expect_eq(kb_drift_exponent("ms"), 1);
-	cr_expect_eq(kb_drift_exponent("faults/s"), -1);
-	cr_expect_eq(kb_drift_exponent("Gbit/s"), -1);
-	cr_expect_eq(kb_drift_exponent("regions"), 0);
-	cr_expect_eq(kb_drift_exponent("vmas/region"), 0);
-	cr_expect_eq(kb_drift_exponent("meter/bare"), 0);
-	cr_expect_eq(kb_drift_exponent("jain"), 0);
-	cr_expect_eq(kb_drift_exponent("nsec"), 0);
+	cr_expect_eq(kb_drift_sign("ns/op"), 1);
+	cr_expect_eq(kb_drift_sign("ns/netns"), 1);
+	cr_expect_eq(kb_drift_sign("us"), 1);
+	cr_expect_eq(kb_drift_sign("ms"), 1);
+	cr_expect_eq(kb_drift_sign("faults/s"), -1);
+	cr_expect_eq(kb_drift_sign("Gbit/s"), -1);
+	cr_expect_eq(kb_drift_sign("regions"), 0);
+	cr_expect_eq(kb_drift_sign("vmas/region"), 0);
+	cr_expect_eq(kb_drift_sign("meter/bare"), 0);
+	cr_expect_eq(kb_drift_sign("jain"), 0);
+	cr_expect_eq(kb_drift_sign("nsec"), 0);
 }
 
 /*
  * A history of NHIST runs: the host's speed drifts (sd 4%), and the
- * metric's level follows it (follows) or not, with 0.3% of its own noise.
+ * metric's level follows it to the power beta (1: all the way, 0: not at
+ * all), with 0.3% of its own noise.
  */
-static void history(struct kb_series *s, bool follows, unsigned long seed)
+static void history(struct kb_series *s, double beta, unsigned long seed)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 
@@ -68,8 +70,7 @@ static void history(struct kb_series *s, bool follows, unsigned long seed)
 
 		snprintf(p->run_id, sizeof(p->run_id), "hist-%zu", i);
 		p->host_speed = speed;
-		p->median = 1000.0 * (follows ? speed / 1.6 : 1.0) *
-			    (1.0 + gsl_ran_gaussian(rng, 0.003));
+		p->median = 1000.0 * pow(speed / 1.6, beta) * (1.0 + gsl_ran_gaussian(rng, 0.003));
 		p->n = 20;
 	}
 	gsl_rng_free(rng);
@@ -122,16 +123,16 @@ Test(host_drift, a_metric_that_moves_with_the_host_is_compared_on_corrected_leve
 	size_t raw_used, used;
 	double raw;
 
-	history(&s, true, 7);
-	raw = kb_series_noise_at(&s, NULL, 0, 0, true, &raw_used);
-	cr_assert_eq(kb_drift_choose(&s, NULL, 0), 1);
-	cr_expect_lt(kb_series_noise_at(&s, NULL, 0, 1, true, &used), raw / 3.0,
-		     "corrected noise not below a third of the raw %.4f", raw);
+	history(&s, 1.0, 7);
+	raw = kb_series_noise_at(&s, NULL, 0, 0.0, true, &raw_used);
+	cr_assert_float_eq(kb_drift_choose(&s, NULL, 0), 1.0, 0.05);
+	cr_expect_lt(kb_series_noise_at(&s, NULL, 0, kb_drift_choose(&s, NULL, 0), true, &used),
+		     raw / 3.0, "corrected noise not below a third of the raw %.4f", raw);
 	cr_expect_eq(used, NHIST);
 
 	/* The host 8% slower, the metric 8% higher with it: the same. */
 	m = compare_nights(&s, 1.6 * 1.08, 1080.0, &c);
-	cr_expect_eq(m.drift_exponent, 1);
+	cr_expect_float_eq(m.drift_exponent, 1.0, 0.05);
 	cr_expect_float_eq(m.host_ratio, 1.08, 1e-9);
 	cr_expect_gt(m.raw_change_pct, 7.0, "raw change %.2f%%", m.raw_change_pct);
 	cr_expect_lt(fabs(m.change_pct), 1.0, "corrected change %.2f%%", m.change_pct);
@@ -154,17 +155,69 @@ Test(host_drift, a_metric_that_does_not_move_with_the_host_keeps_its_raw_levels)
 	struct kb_comparison c;
 	struct kb_metric_cmp m;
 
-	history(&s, false, 8);
-	cr_assert_eq(kb_drift_choose(&s, NULL, 0), 0);
+	history(&s, 0.0, 8);
+	cr_assert_eq(kb_drift_choose(&s, NULL, 0), 0.0);
 	/*
 	 * A 10% regression while the host ran 10% slower: dividing the host
 	 * out would call it the same (a false green); raw it stays slower.
 	 */
 	m = compare_nights(&s, 1.6 * 1.10, 1100.0, &c);
-	cr_expect_eq(m.drift_exponent, 0);
+	cr_expect_eq(m.drift_exponent, 0.0);
 	cr_expect_gt(m.change_pct, 9.0, "change %.2f%%", m.change_pct);
 	cr_expect_eq(m.verdict, KB_SLOWER, "%s", kb_verdict_name(m.verdict));
 	kb_comparison_free(&c);
+	free(s.points);
+}
+
+/*
+ * A metric that moves with the host by half: corrected by the host's whole
+ * change, a 3% regression on a host 7% slower would come out the same; by
+ * the fitted half it stays slower.
+ */
+Test(host_drift, a_metric_that_moves_half_with_the_host_is_corrected_by_half)
+{
+	struct kb_series s;
+	struct kb_comparison c;
+	struct kb_metric_cmp m;
+
+	history(&s, 0.5, 11);
+	cr_assert_float_eq(kb_drift_choose(&s, NULL, 0), 0.5, 0.1);
+	m = compare_nights(&s, 1.6 * 1.07, 1000.0 * sqrt(1.07) * 1.03, &c);
+	cr_expect_gt(m.raw_change_pct, 6.0, "raw change %.2f%%", m.raw_change_pct);
+	cr_expect_float_eq(m.change_pct, 3.0, 1.0, "corrected change %.2f%%", m.change_pct);
+	cr_expect_eq(m.verdict, KB_SLOWER, "a 3%% regression on a slower host: %s",
+		     kb_verdict_name(m.verdict));
+	kb_comparison_free(&c);
+	free(s.points);
+}
+
+/* Too short a history fits no slope: the raw levels. */
+Test(host_drift, a_short_history_is_not_corrected)
+{
+	struct kb_series s;
+
+	history(&s, 1.0, 12);
+	s.n = KB_DRIFT_MIN_RUNS - 1;
+	cr_expect_eq(kb_drift_choose(&s, NULL, 0), 0.0);
+	s.n = KB_DRIFT_MIN_RUNS;
+	cr_expect_neq(kb_drift_choose(&s, NULL, 0), 0.0);
+	free(s.points);
+}
+
+/* A stored speed that is not a finite positive number is none: nothing corrected, nothing crashes. */
+Test(host_drift, an_implausible_stored_speed_is_none)
+{
+	struct kb_series s;
+
+	history(&s, 1.0, 13);
+	for (size_t i = 0; i < NHIST; i += 2)
+		s.points[i].host_speed = i % 4 ? INFINITY : -1.0;
+	/* Half the runs left: 6, under KB_DRIFT_MIN_RUNS. */
+	cr_expect_eq(kb_drift_choose(&s, NULL, 0), 0.0);
+	cr_expect(isnan(kb_drift_correct(1000.0, INFINITY, 1.6, 1.0)));
+	cr_expect(isnan(kb_drift_correct(1000.0, 1.6, 0.0, 1.0)));
+	cr_expect(isnan(kb_drift_correct(1000.0, 1e-300, 1e300, 1.0)));
+	cr_expect_eq(kb_drift_correct(1000.0, NAN, 1.6, 0.0), 1000.0);
 	free(s.points);
 }
 
@@ -175,7 +228,7 @@ Test(host_drift, a_run_without_the_host_speed_is_compared_raw)
 	struct kb_comparison c;
 	struct kb_run a, b;
 
-	history(&s, true, 9);
+	history(&s, 1.0, 9);
 	o.history = &s;
 	o.nhistory = 1;
 	run_at(&a, "old-a", 1.6, 1000.0, 3);
@@ -184,7 +237,7 @@ Test(host_drift, a_run_without_the_host_speed_is_compared_raw)
 	cJSON_DeleteItemFromObject(b.environment, "host_speed");
 	cr_assert(isnan(kb_run_host_speed(&b)));
 	cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
-	cr_expect_eq(c.metrics[0].drift_exponent, 0);
+	cr_expect_eq(c.metrics[0].drift_exponent, 0.0);
 	cr_expect_gt(c.metrics[0].change_pct, 5.0);
 	kb_comparison_free(&c);
 	kb_run_free(&a);
@@ -198,12 +251,12 @@ Test(host_drift, the_latest_verdict_is_corrected_too)
 	struct kb_series s;
 	struct kb_latest l;
 
-	history(&s, true, 10);
+	history(&s, 1.0, 10);
 	/* The newest run: the host 6% slower, the metric with it. */
 	s.points[NHIST - 1].host_speed = 1.6 * 1.06;
 	s.points[NHIST - 1].median = 1060.0;
 	kb_series_latest(&s, 0.02, KB_LATEST_ALPHA, &l);
-	cr_expect_eq(l.drift_exponent, 1);
+	cr_expect_float_eq(l.drift_exponent, 1.0, 0.05);
 	cr_expect_neq(l.verdict, KB_SLOWER, "change %.2f%%", l.change_pct);
 	cr_expect_lt(l.threshold, 0.03, "calls only %.2f%%", l.threshold * 100.0);
 	free(s.points);
@@ -222,13 +275,15 @@ Test(host_drift, every_run_records_the_host_speed_and_the_store_keeps_it, .timeo
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/speed.db", dir);
-	run_cli(&r, "run -f bpf/uptr/publish -r 3 -q -J --db %s", db);
+	run_cli(&r, "run -f analysis/changepoint -r 3 -q -J --db %s", db);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
 	hs = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "run"), "environment"),
 				 "host_speed");
 	cr_assert_not_null(hs, "%.500s", r.out);
+	cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(hs, "ns_per_step")), "%.500s", r.out);
+	cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(hs, "readings")), "%.500s", r.out);
 	speed = cJSON_GetObjectItem(hs, "ns_per_step")->valuedouble;
 	cr_expect_gt(speed, 0.0);
 	/* Rounds 1 to the last: one warm-up and 3 samples. */

@@ -290,7 +290,7 @@ static void rr_facts(void *state, struct kb_result *r)
 	empty = empty_pair_ns();
 	if (p50 > 0.0)
 		kb_result_add_factf(r, "timing_overhead",
-				    "%.4f%% (an empty span reads %.0f ns; the spans average %.1f us)",
+				    "%.4f%% (an empty span reads %.0f ns; the median request takes %.1f us)",
 				    100.0 * empty / p50, empty, p50 / 1e3);
 	kb_result_add_factf(r, "p50_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.5) / 1000.0);
 	kb_result_add_factf(r, "p99_us", "%.1f", (double)kb_hist_quantile(&s->all, 0.99) / 1000.0);

@@ -9,13 +9,14 @@
  * (an int: 0 or -errno) on stdout, then its VMA count (an int); then for each batch size (a uint64_t)
  * read on stdin it forks that many children one after the other, each
  * exiting at once and waited for, and answers 0 or -errno. End of input
- * ends it.
+ * ends it, and it dies with kbench (SIGKILL on the parent's death).
  *
  * usage: guard-fork madv_guard|prot_none REGIONS GUARD_PAGES
  */
 #include "../../bench/mm/guard_layout.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -49,6 +50,13 @@ int main(int argc, char **argv)
 	uint64_t n;
 	int err;
 
+	/*
+	 * A terminal's ^C reaches the whole process group: kbench stops at its
+	 * next sample and closes the socket, which ends this process; dying
+	 * here first would make the batch kbench is timing look failed.
+	 */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	if (argc != 4 || !guard_method_parse(argv[1], &m) || atol(argv[2]) <= 0 ||
 	    atol(argv[3]) <= 0)
 		return answer(-EINVAL) ? 1 : 2;
