@@ -366,6 +366,26 @@ static void vm_line(FILE *out, const struct kb_run *run)
 		      : ")\n", out);
 }
 
+/* A run with a time budget says whether it cut samples to keep it. */
+static void budget_line(FILE *out, const struct kb_run *run)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->environment, "time_budget");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(b, "seconds");
+	const cJSON *cut = cJSON_GetObjectItemCaseSensitive(b, "cases_cut");
+	const cJSON *floor = cJSON_GetObjectItemCaseSensitive(b, "floor_samples");
+
+	if (!cJSON_IsNumber(s) || !cJSON_IsNumber(cut))
+		return;
+	if (cut->valueint <= 0) {
+		fprintf(out, "time budget %.0f s: every case took its planned samples\n",
+			s->valuedouble);
+		return;
+	}
+	fprintf(out, "time budget %.0f s: %d case(s) took fewer samples than planned, %d at"
+		     " least (fact samples_cut)\n",
+		s->valuedouble, cut->valueint, cJSON_IsNumber(floor) ? floor->valueint : 0);
+}
+
 void kb_report_text(FILE *out, const struct kb_run *run)
 {
 	const cJSON *cpus = cJSON_GetObjectItemCaseSensitive(run->environment, "cpus");
@@ -383,6 +403,7 @@ void kb_report_text(FILE *out, const struct kb_run *run)
 		put_escaped_fields(out, "node ", env_string(run, "node"), "  class ", kb_run_class(run),
 				   "\n", (const char *)NULL);
 	vm_line(out, run);
+	budget_line(out, run);
 	for (size_t i = 0; i < run->nresults; i++) {
 		const struct kb_result *r = &run->results[i];
 		struct table t;

@@ -1,5 +1,6 @@
 #include "harness.h"
 #include "host_speed.h"
+#include "time_budget.h"
 #include "../lib/filter.h"
 #include "collector.h"
 #include "../kernel/counters.h"
@@ -299,6 +300,9 @@ struct case_ctx {
 	struct kb_meter meter;
 	size_t result;		/* index in run->results */
 	long rounds;		/* sizing + warm-up + its samples */
+	long planned_rounds;	/* rounds before the time budget cut any */
+	uint64_t round_ns;	/* wall time of its rounds after the sizing one */
+	long timed_rounds;
 	const struct kb_planned_case *planned;	/* what --auto-samples gave it, or NULL */
 	uint64_t batch;
 	long sizing;		/* samples taken while sizing the batch (warm-up too) */
@@ -493,6 +497,15 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 			 x->planned->spread * 100.0);
 		kb_result_add_fact(r, "samples_planned", buf);
 	}
+	/* Where a run's time went: every round after sizing, setup and teardown included. */
+	snprintf(buf, sizeof(buf), "%.2f s in %ld rounds", (double)x->round_ns / 1e9,
+		 x->timed_rounds);
+	kb_result_add_fact(r, "wall_time", buf);
+	if (x->rounds < x->planned_rounds) {
+		snprintf(buf, sizeof(buf), "%ld of %ld: the run's time budget", r->nsamples,
+			 x->planned_rounds - KB_WARMUP_SAMPLES - 1);
+		kb_result_add_fact(r, "samples_cut", buf);
+	}
 	/* Nothing else is dropped: the median is taken over every measured sample. */
 	if (r->nwarmup) {
 		snprintf(buf, sizeof(buf), "%zu (%ld sizing the batch, %ld warm-up; stored as warmup)",
@@ -573,6 +586,58 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 	return 0;
 }
 
+
+/*
+ * After a round: every unfinished case's rounds, from its plan, cut where
+ * they would end the run past its budget (bench/time_budget.h). Each round
+ * measures again, so a cut made on slow first rounds is given back; a
+ * case that finished stays finished. Returns the rounds the loop still
+ * needs: the most any live case has.
+ */
+static long fit_budget(struct collect_arg *a, double budget_s, uint64_t start, long round,
+		       int *cases_cut)
+{
+	struct kb_budget_case *bc = calloc(a->n ? a->n : 1, sizeof(*bc));
+	double left = budget_s * 1e9 - (double)(kb_now_ns() - start);
+	long most = 0;
+
+	for (size_t i = 0; bc && i < a->n; i++) {
+		struct case_ctx *x = &a->cases[i];
+		/* Its own count of rounds taken: an untimed case's first is round 1. */
+		long taken = round + (x->c.bench->timed ? 0 : 1) + 1;
+
+		if (x->done || taken >= x->rounds)
+			continue;	/* finished: nothing left to fit */
+		bc[i] = (struct kb_budget_case){
+			.done = taken, .rounds = x->planned_rounds,
+			.floor = KB_WARMUP_SAMPLES + 1 + KB_BUDGET_MIN_SAMPLES,
+			.ns_per_round = x->timed_rounds
+						? (double)x->round_ns / (double)x->timed_rounds
+						: 0.0,
+		};
+	}
+	/* Out of memory: no cut, the run only lasts longer. */
+	if (bc)
+		kb_budget_fit(bc, a->n, left);
+	*cases_cut = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct case_ctx *x = &a->cases[i];
+		long extra = x->c.bench->timed ? 0 : 1;
+
+		if (bc && bc[i].rounds) {
+			x->rounds = bc[i].rounds;
+			/* Cut to the round just taken: that was its last. */
+			load_after(x, round + extra, x->rounds);
+		}
+		if (x->rounds < x->planned_rounds)
+			(*cases_cut)++;
+		if (!x->done && x->rounds - extra > most)
+			most = x->rounds - extra;
+	}
+	free(bc);
+	return most;
+}
+
 /*
  * A case that stopped: stored as skipped with the reason. A benchmark that
  * found the kernel lacks what this one case needs returns -EOPNOTSUPP from
@@ -607,6 +672,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	struct kb_counters *counters = kb_counters_open();
 	struct placement where;
 	struct kb_host_speed own = { .n = 0 }, *host = o->host_speed ? o->host_speed : &own;
+	int cases_cut = 0;
 	/* Round 0 sizes the batch (timed benchmarks), then warm-up, then samples. */
 	long rounds = KB_WARMUP_SAMPLES + 1 + nsamples;
 	int err = 0;
@@ -627,6 +693,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 
 		a.cases[i].planned = pc;
 		a.cases[i].rounds = KB_WARMUP_SAMPLES + 1 + (pc ? pc->samples : nsamples);
+		a.cases[i].planned_rounds = a.cases[i].rounds;
 		if (a.cases[i].rounds > rounds)
 			rounds = a.cases[i].rounds;
 	}
@@ -648,15 +715,25 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 			p.done = (int)i;
 			progress_show(&p, &x->c, round + 1, x->rounds - extra);
 			load_before(x, round + extra);
+			uint64_t t0 = kb_now_ns();
 			int rerr = run_round(x, &where, run, (int)(round + extra));
 
+			if (round + extra > 0) {
+				x->round_ns += kb_now_ns() - t0;
+				x->timed_rounds++;
+			}
 			if (rerr)
 				err = drop_failed(&a, x, run, failed, rerr);
 			else
 				load_after(x, round + extra, x->rounds);
 		}
+		if (!err && o->time_budget_s > 0.0 && round > 0)
+			rounds = fit_budget(&a, o->time_budget_s, p.start, round, &cases_cut);
 	}
 	progress_clear(&p);
+	if (!err && o->time_budget_s > 0.0 &&
+	    kb_run_set_time_budget(run, o->time_budget_s, cases_cut, KB_BUDGET_MIN_SAMPLES))
+		err = -ENOMEM;
 	if (!err && host->n && kb_run_set_host_speed(run, kb_median(host->ns, host->n),
 						     kb_robust_spread(host->ns, host->n), host->n))
 		err = -ENOMEM;

@@ -26,6 +26,11 @@ struct kb_run_opts {
 	 * file runs one call per line), NULL: this call's alone.
 	 */
 	struct kb_host_speed *host_speed;
+	/*
+	 * Seconds the rounds may last (bench/time_budget.h); 0: no limit.
+	 * Past it, cases take fewer samples, never under KB_BUDGET_MIN_SAMPLES.
+	 */
+	double time_budget_s;
 	struct kb_run_ctx ctx;	/* handed to every case (struct kb_case.ctx) */
 };
 

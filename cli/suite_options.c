@@ -2,6 +2,7 @@
 #include "../lib/filter.h"
 #include "../lib/util.h"
 #include "../bench/net/topology.h"
+#include "../bench/time_budget.h"
 #include "../analysis/options.h"
 #include "../kernel/machine.h"
 #include "../results/run.h"
@@ -39,6 +40,20 @@ int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, vo
 		return KB_EXIT_USAGE;
 	}
 	*(const char **)v = arg;
+	return 0;
+}
+
+int kb_opt_time_budget(const char *who, const struct kb_option *o, const char *arg, void *v)
+{
+	struct kb_suite_cli *cli = v;
+
+	(void)o;
+	if (!kb_budget_parse(arg, &cli->opts.time_budget_s)) {
+		kb_err("%s: bad --time-budget '%s': expected a time like 90s, 25m or 1h"
+		       " (0: none; a day at most)", who, arg);
+		return KB_EXIT_USAGE;
+	}
+	cli->budget_given = true;
 	return 0;
 }
 
@@ -115,6 +130,8 @@ int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli)
 	struct kb_store *st;
 	int rc = 0;
 
+	if (!cli->budget_given && !cli->opts.samples)
+		cli->opts.time_budget_s = cli->opts.full ? KB_FULL_BUDGET_S : KB_QUICK_BUDGET_S;
 	if (!cli->auto_samples)
 		return 0;
 	cli->opts.plan = &cli->plan;

@@ -11,6 +11,7 @@
 #include "../lib/filter.h"
 #include "../lib/options.h"
 #include "../bench/harness.h"
+#include "../bench/time_budget.h"
 #include "../results/store.h"
 #include "../analysis/compare.h"
 
@@ -29,12 +30,23 @@ struct kb_suite_cli {
 	const char *host;		/* --host: the identity the run is stored under */
 	bool by_class;			/* --class: the plan from this machine class's runs */
 	long baseline;			/* --baseline: runs pooled on the other side; 0: KB_PLAN_BASELINE */
+	bool budget_given;		/* --time-budget, else the default below */
 	struct kb_sample_plan plan;
 };
 
 /*
- * With --auto-samples: the sample plan from the store (--db or the
- * default; none yet: an empty plan) for this host, into cli->opts.plan.
+ * Each preset's time budget where neither -r nor --time-budget is given:
+ * the quick suite within two minutes, a night's --full run within half
+ * an hour on a 2-CPU machine with room for its compare, history, report
+ * and a slower night's setup, which no budget governs.
+ */
+#define KB_QUICK_BUDGET_S 105
+#define KB_FULL_BUDGET_S (20 * 60)
+
+/*
+ * The preset's time budget unless -r or --time-budget was given; with
+ * --auto-samples, the sample plan from the store (--db or the default;
+ * none yet: an empty plan) for this host, into cli->opts.plan.
  * 0, or KB_EXIT_USAGE with the error printed. kb_suite_free releases it.
  */
 int kb_suite_plan(const char *cmd, struct kb_suite_cli *cli);
@@ -56,6 +68,8 @@ struct kb_glob_opt {
 int kb_opt_suite_filter(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_glob(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_label(const char *who, const struct kb_option *o, const char *arg, void *v);
+/* --time-budget 25m (bench/time_budget.h): into a struct kb_suite_cli. */
+int kb_opt_time_budget(const char *who, const struct kb_option *o, const char *arg, void *v);
 /* --host NAME (kernel/machine.h's identity, checked) and --class, for the whole process. */
 int kb_opt_host(const char *who, const struct kb_option *o, const char *arg, void *v);
 int kb_opt_class(const char *who, const struct kb_option *o, const char *arg, void *v);
@@ -101,6 +115,11 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	{ KB_O("auto-samples", 0, KB_OPT_SET, offsetof(T, m.auto_samples), NULL,                     \
 	  "per case, the samples its stored spread on this host\n"                                \
 	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count)") },      \
+	{ KB_O("time-budget", 0, KB_OPT_CALL, offsetof(T, m), "TIME",                                \
+	  "past TIME (90s, 25m, 1h; 0: none), the costliest cases take\n"                        \
+	  "fewer samples, never under " KB_STR(KB_BUDGET_MIN_SAMPLES) " (default: --quick "          \
+	  KB_STR(KB_QUICK_BUDGET_S) "s,\n--full 20m; none with -r)"),                              \
+	  .fn = kb_opt_time_budget },                                                             \
 	{ KB_O("baseline", 0, KB_OPT_LONG, offsetof(T, m.baseline), "RUNS",                          \
 	  "runs pooled on the side a run is compared with (default\n"                             \
 	  KB_STR(KB_PLAN_BASELINE) ", as nightly pools; 1: one run against one)"),                 \

@@ -296,6 +296,21 @@ int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t r
 	return 0;
 }
 
+int kb_run_set_time_budget(struct kb_run *run, double seconds, int cases_cut, int floor_samples)
+{
+	cJSON *o;
+
+	if (!run->environment && !(run->environment = cJSON_CreateObject()))
+		return -ENOMEM;
+	cJSON_DeleteItemFromObject(run->environment, "time_budget");
+	o = cJSON_AddObjectToObject(run->environment, "time_budget");
+	if (!o || !cJSON_AddNumberToObject(o, "seconds", seconds) ||
+	    !cJSON_AddNumberToObject(o, "cases_cut", cases_cut) ||
+	    !cJSON_AddNumberToObject(o, "floor_samples", floor_samples))
+		return -ENOMEM;
+	return 0;
+}
+
 double kb_run_host_speed(const struct kb_run *run)
 {
 	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(run->environment, "host_speed"),

@@ -113,6 +113,13 @@ const char *kb_run_class(const struct kb_run *run);
 int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t readings);
 double kb_run_host_speed(const struct kb_run *run);
 
+/*
+ * The run's time budget (bench/time_budget.h) as environment.time_budget
+ * {seconds, cases_cut, floor_samples}: how many cases took fewer samples
+ * than planned, and the count no cut goes under.
+ */
+int kb_run_set_time_budget(struct kb_run *run, double seconds, int cases_cut, int floor_samples);
+
 /* A label is 1..KB_LABEL_MAX-1 characters without spaces or commas. */
 bool kb_label_valid(const char *label);
 
