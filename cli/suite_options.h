@@ -116,9 +116,9 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  "per case, the samples its stored spread on this host\n"                                \
 	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count)") },      \
 	{ KB_O("time-budget", 0, KB_OPT_CALL, offsetof(T, m), "TIME",                                \
-	  "past TIME (90s, 25m, 1h; 0: none), the costliest cases take\n"                        \
-	  "fewer samples, never under " KB_STR(KB_BUDGET_MIN_SAMPLES) " (default: --quick "          \
-	  KB_STR(KB_QUICK_BUDGET_S) "s,\n--full 20m; none with -r)"),                              \
+	  "past TIME (90s, 25m, 1h; 0: none) the costliest cases\n"                              \
+	  "take fewer samples, never under " KB_STR(KB_BUDGET_MIN_SAMPLES) " (default: --quick\n"    \
+	  KB_STR(KB_QUICK_BUDGET_S) "s, --full 20m; none with -r)"),                                \
 	  .fn = kb_opt_time_budget },                                                             \
 	{ KB_O("baseline", 0, KB_OPT_LONG, offsetof(T, m.baseline), "RUNS",                          \
 	  "runs pooled on the side a run is compared with (default\n"                             \
