@@ -140,12 +140,10 @@ static void correct_side(double *v, const struct kb_run *runs, size_t n,
  * shows the metric moves with the host (host_drift.h) and every compared
  * run recorded the host's speed; A's runs are the reference.
  */
-static void correct_drift(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
-			  const char *host, const struct kb_run *a, size_t na,
-			  const struct kb_run *b, size_t nb, const char **skip, size_t nskip)
+static void correct_drift(struct kb_metric_cmp *m, const struct kb_series *s,
+			  const struct kb_run *a, size_t na, const struct kb_run *b, size_t nb,
+			  const char **skip, size_t nskip)
 {
-	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
-					       : NULL;
 	double sa = side_speed(a, na, m->ref), sb = side_speed(b, nb, m->ref);
 	double ma = kb_median(m->a, m->na), mb = kb_median(m->b, m->nb);
 	double e = s && !isnan(sa) && !isnan(sb) ? kb_drift_choose(s, skip, nskip) : 0.0;
@@ -253,10 +251,8 @@ static void apply_prior(struct kb_metric_cmp *m, const struct kb_compare_opts *o
  * noise comes from the history.
  */
 static void set_threshold(struct kb_metric_cmp *m, const struct kb_compare_opts *o,
-			  const char *host, const char **skip, size_t nskip)
+			  const struct kb_series *s, const char **skip, size_t nskip)
 {
-	const struct kb_series *s = o->history ? kb_series_find(o->history, o->nhistory, host, m->ref)
-					       : NULL;
 	bool single = m->nga == 1 || m->ngb == 1;
 	size_t df = 0, used = 0, stored_df;
 	double stored;
@@ -406,6 +402,7 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 	kb = distinct_keys(b, nb, keys_b);
 	for (size_t i = 0; i < ka; i++) {
 		struct kb_metric_cmp *m = &out->metrics[out->nmetrics];
+		const struct kb_series *series;
 		bool in_b = false;
 
 		for (size_t j = 0; j < kb && !in_b; j++)
@@ -418,10 +415,14 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		m->a = pool(a, na, m->ref, &m->na, &m->ga, &m->nga);
 		m->b = pool(b, nb, m->ref, &m->nb, &m->gb, &m->ngb);
 		out->nmetrics++;
-		correct_drift(m, opts, opts->history_group ? opts->history_group : a[0].host, a, na,
-			      b, nb, skip, na + nb);
-		set_threshold(m, opts, opts->history_group ? opts->history_group : a[0].host, skip,
-			      na + nb);
+		/* The metric's stored history on the host (or group) A ran on, or NULL. */
+		series = opts->history ? kb_series_find(opts->history, opts->nhistory,
+							opts->history_group ? opts->history_group
+									    : a[0].host,
+							m->ref)
+				       : NULL;
+		correct_drift(m, series, a, na, b, nb, skip, na + nb);
+		set_threshold(m, opts, series, skip, na + nb);
 		out->with_noise += !isnan(m->noise);
 		compare_metric(m, opts);
 		check_noisy(m, a, na, b, nb);

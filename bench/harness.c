@@ -302,6 +302,7 @@ struct case_ctx {
 	long rounds;		/* sizing + warm-up + its samples */
 	long planned_rounds;	/* rounds before the time budget cut any */
 	uint64_t round_ns;	/* wall time of its rounds after the sizing one */
+	uint64_t first_ns;	/* of the first of them, which may fill a cache once */
 	long timed_rounds;
 	const struct kb_planned_case *planned;	/* what --auto-samples gave it, or NULL */
 	uint64_t batch;
@@ -588,6 +589,18 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 
 
 /*
+ * What one more round of x costs: the mean of its rounds after the first
+ * (results/store/history fills its database of 10,000 runs in the first,
+ * a tenth of the run once, not in every round).
+ */
+static double round_cost(const struct case_ctx *x)
+{
+	if (x->timed_rounds < 2)
+		return x->timed_rounds ? (double)x->round_ns : 0.0;
+	return (double)(x->round_ns - x->first_ns) / (double)(x->timed_rounds - 1);
+}
+
+/*
  * After a round: every unfinished case's rounds, from its plan, cut where
  * they would end the run past its budget (bench/time_budget.h). Each round
  * measures again, so a cut made on slow first rounds is given back; a
@@ -611,9 +624,7 @@ static long fit_budget(struct collect_arg *a, double budget_s, uint64_t start, l
 		bc[i] = (struct kb_budget_case){
 			.done = taken, .rounds = x->planned_rounds,
 			.floor = KB_WARMUP_SAMPLES + 1 + KB_BUDGET_MIN_SAMPLES,
-			.ns_per_round = x->timed_rounds
-						? (double)x->round_ns / (double)x->timed_rounds
-						: 0.0,
+			.ns_per_round = round_cost(x),
 		};
 	}
 	/* Out of memory: no cut, the run only lasts longer. */
@@ -719,7 +730,10 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 			int rerr = run_round(x, &where, run, (int)(round + extra));
 
 			if (round + extra > 0) {
-				x->round_ns += kb_now_ns() - t0;
+				uint64_t ns = kb_now_ns() - t0;
+
+				x->first_ns = x->timed_rounds ? x->first_ns : ns;
+				x->round_ns += ns;
 				x->timed_rounds++;
 			}
 			if (rerr)

@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rounds a case takes whatever the budget: its floor, or what it took already. */
-static long kept(const struct kb_budget_case *c)
+/* The rounds a case takes whatever the budget: its floor, or its whole plan when smaller. */
+static long floor_of(const struct kb_budget_case *c)
 {
-	long keep = c->floor < c->rounds ? c->floor : c->rounds;
-
-	return c->done > keep ? c->done : keep;
+	return c->floor < c->rounds ? c->floor : c->rounds;
 }
 
 static double cost(const struct kb_budget_case *c, long from, long to)
@@ -17,45 +15,89 @@ static double cost(const struct kb_budget_case *c, long from, long to)
 	return to > from && c->ns_per_round > 0.0 ? (double)(to - from) * c->ns_per_round : 0.0;
 }
 
-static int by_cost(const void *a, const void *b)
+/* The time the cases' rounds above their floors take at a cap: what each spent, at least. */
+static double optional_at(const struct kb_budget_case *c, size_t n, double cap)
+{
+	double sum = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		double spent = cost(&c[i], floor_of(&c[i]), c[i].done);
+		double want = cost(&c[i], floor_of(&c[i]), c[i].rounds);
+
+		sum += fmax(spent, fmin(want, cap));
+	}
+	return sum;
+}
+
+static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-/* The cap: the optional costs up to it, summed, fill what is left (water filling). */
-static double water_level(double *opt, size_t n, double left)
+/*
+ * The largest cap whose rounds fit in pool: optional_at is piecewise
+ * linear in the cap, bending where a case's spent or wanted time lies, so
+ * the cap is found between two of those points. INFINITY when every plan
+ * fits; 0 when even what was spent does not.
+ */
+static double level(const struct kb_budget_case *c, size_t n, double pool)
 {
-	qsort(opt, n, sizeof(*opt), by_cost);
+	double *at = malloc((2 * n + 1) * sizeof(*at)), below = 0.0, cap = 0.0;
+	size_t k = 0;
+
+	if (!at)
+		return INFINITY;	/* no memory for the cut: the run only lasts longer */
+	at[k++] = 0.0;
 	for (size_t i = 0; i < n; i++) {
-		if (opt[i] * (double)(n - i) > left)
-			return left / (double)(n - i);
-		left -= opt[i];
+		at[k++] = cost(&c[i], floor_of(&c[i]), c[i].done);
+		at[k++] = cost(&c[i], floor_of(&c[i]), c[i].rounds);
 	}
-	return INFINITY;
+	qsort(at, k, sizeof(*at), by_value);
+	if (optional_at(c, n, at[k - 1]) <= pool)
+		cap = INFINITY;
+	for (size_t j = 0; isfinite(cap) && j < k && optional_at(c, n, at[j]) <= pool; j++)
+		below = at[j];
+	if (isfinite(cap) && optional_at(c, n, below) <= pool) {
+		/* Between below and the next point each case still climbing adds one ns per ns. */
+		size_t climbing = 0;
+
+		for (size_t i = 0; i < n; i++)
+			climbing += cost(&c[i], floor_of(&c[i]), c[i].done) <= below &&
+				    cost(&c[i], floor_of(&c[i]), c[i].rounds) > below;
+		cap = below + (climbing ? (pool - optional_at(c, n, below)) / (double)climbing : 0.0);
+	}
+	free(at);
+	return cap;
 }
 
 double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left)
 {
-	double must = 0.0, *opt = calloc(n ? n : 1, sizeof(*opt)), cap;
+	double must = 0.0, spent = 0.0, cap;
 
-	if (!opt)
-		return INFINITY;	/* no memory for the cut: the run only lasts longer */
 	for (size_t i = 0; i < n; i++) {
-		must += cost(&cases[i], cases[i].done, kept(&cases[i]));
-		opt[i] = cost(&cases[i], kept(&cases[i]), cases[i].rounds);
+		must += cost(&cases[i], cases[i].done, floor_of(&cases[i]));
+		spent += cost(&cases[i], floor_of(&cases[i]), cases[i].done);
 	}
-	cap = ns_left > must ? water_level(opt, n, ns_left - must) : 0.0;
-	free(opt);
+	/*
+	 * The cap is on a case's whole time above its floor, spent and to
+	 * come: a cap on what is to come alone would give every case the
+	 * same horizon again after each round, and the costliest would run
+	 * on while the cheap ones lose their samples at the end.
+	 */
+	cap = level(cases, n, ns_left - must + spent);
 	if (isinf(cap))
 		return cap;
 	for (size_t i = 0; i < n; i++) {
-		long base = kept(&cases[i]);
-		double fit = floor(cap / cases[i].ns_per_round);
+		long base = floor_of(&cases[i]);
+		/* A hair over the exact quotient: a cap of 5 rounds' time is 5 rounds. */
+		double fit = cases[i].ns_per_round > 0.0
+				     ? floor(cap / cases[i].ns_per_round * (1.0 + 1e-12))
+				     : INFINITY;
+		long want = (double)(cases[i].rounds - base) > fit ? base + (long)fit : cases[i].rounds;
 
-		if (cases[i].ns_per_round > 0.0 && (double)(cases[i].rounds - base) > fit)
-			cases[i].rounds = base + (long)fit;
+		cases[i].rounds = want > cases[i].done ? want : cases[i].done;
 	}
 	return cap;
 }

@@ -3,10 +3,11 @@
  * measures what one round of each case costs (setup, sample, teardown)
  * and, where the rounds still planned would end the run past its budget,
  * takes fewer of them. Every case keeps KB_BUDGET_MIN_SAMPLES (or its own
- * count, when smaller); above that the time left is shared out evenly:
- * each case may spend up to the same cap on its remaining rounds, the cap
- * as high as the budget allows. A case whose samples cost milliseconds
- * keeps all it planned; the seconds-long traffic windows give way.
+ * count, when smaller); above that the time is shared out evenly: each
+ * case's rounds above its floor, those taken and those to come, may take
+ * up to the same cap, the cap as high as the budget allows. A case whose
+ * samples cost milliseconds keeps all it planned; the seconds-long
+ * traffic windows give way.
  */
 #ifndef KB_TIME_BUDGET_H
 #define KB_TIME_BUDGET_H
@@ -26,9 +27,9 @@ struct kb_budget_case {
 
 /*
  * Fits the cases' remaining rounds into ns_left: returns the cap on the
- * time each case's rounds above its floor may take (INFINITY: the plan
- * fits, nothing cut; 0: every case cut to its floor, which may still not
- * fit).
+ * time each case's rounds above its floor may take in all (INFINITY: the
+ * plan fits, nothing cut; 0: every case cut to its floor or what it took,
+ * which may still not fit). A case never goes under what it took.
  */
 double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left);
 

@@ -178,6 +178,13 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		row->calls = fmax(row->detect_samples, row->detect_runs);
 }
 
+/* One speed per run, over the runs. */
+struct speed_range {
+	double lo, hi;		/* fastest and slowest run */
+	double noise;		/* run-to-run noise */
+	size_t runs;
+};
+
 /*
  * The host's own speed between the runs: harness/fidelity's bare getppid
  * loop (bare_ns_per_call), which no harness code touches. When it moves
@@ -185,43 +192,35 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
  * says so with the figure. NAN without it in two runs or more.
  */
 struct host_speed {
-	double lo, hi;		/* ns per call, fastest and slowest run */
-	double noise;		/* run-to-run noise of the bare loop */
-	double floor;		/* the change that noise alone lets 1 run vs the baseline call */
-	size_t runs;
+	struct speed_range getppid;	/* ns per call of the bare loop */
+	double floor;		/* the change its noise alone lets 1 run vs the baseline call */
 	/* The reference loop every run records (bench/host_speed.h), ns per step. */
-	double ref_lo, ref_hi, ref_noise;
-	size_t ref_runs;
+	struct speed_range reference;
 };
 
-/* The reference loop's speed over the runs. */
-static void reference_of(const struct kb_run *runs, size_t n, struct host_speed *h)
+/* The range and run noise of one speed per run (NAN with under two runs). */
+static void range_of(const double *ns, size_t n, struct speed_range *r)
 {
-	double ns[MAX_RUNS];
 	struct kb_summary sum;
 
-	h->ref_lo = h->ref_hi = h->ref_noise = NAN;
-	h->ref_runs = 0;
-	for (size_t i = 0; i < n && h->ref_runs < MAX_RUNS; i++)
-		if (!isnan(kb_run_host_speed(&runs[i])))
-			ns[h->ref_runs++] = kb_run_host_speed(&runs[i]);
-	if (h->ref_runs < 2)
+	*r = (struct speed_range){ .lo = NAN, .hi = NAN, .noise = NAN, .runs = n };
+	if (n < 2)
 		return;
-	kb_summarize(ns, h->ref_runs, &sum);
-	h->ref_lo = sum.min;
-	h->ref_hi = sum.max;
-	h->ref_noise = kb_run_noise(ns, h->ref_runs);
+	kb_summarize(ns, n, &sum);
+	r->lo = sum.min;
+	r->hi = sum.max;
+	r->noise = kb_run_noise(ns, n);
 }
 
 static void host_speed_of(const struct kb_run *runs, size_t n, const struct calibrate_cli *cli,
 			  struct host_speed *h)
 {
-	double ns[MAX_RUNS];
-	struct kb_summary sum;
+	double bare[MAX_RUNS], ref[MAX_RUNS];
+	size_t nbare = 0, nref = 0;
 
-	*h = (struct host_speed){ .lo = NAN, .hi = NAN, .noise = NAN, .floor = NAN };
-	reference_of(runs, n, h);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && i < MAX_RUNS; i++) {
+		if (!isnan(kb_run_host_speed(&runs[i])))
+			ref[nref++] = kb_run_host_speed(&runs[i]);
 		for (size_t k = 0; k < runs[i].nresults; k++) {
 			const struct kb_result *r = &runs[i].results[k];
 			const char *f = strcmp(r->benchmark, "harness/fidelity")
@@ -229,18 +228,17 @@ static void host_speed_of(const struct kb_run *runs, size_t n, const struct cali
 						: kb_result_fact(r, "bare_ns_per_call");
 			double v = f ? strtod(f, NULL) : 0.0;
 
-			if (v > 0.0 && h->runs < MAX_RUNS) {
-				ns[h->runs++] = v;
+			if (v > 0.0) {
+				bare[nbare++] = v;
 				break;
 			}
 		}
-	if (h->runs < 2)
-		return;
-	kb_summarize(ns, h->runs, &sum);
-	h->lo = sum.min;
-	h->hi = sum.max;
-	h->noise = kb_run_noise(ns, h->runs);
-	h->floor = kb_noise_floor(h->noise, 1, (size_t)cli->s.baseline, cli->alpha);
+	}
+	range_of(bare, nbare, &h->getppid);
+	range_of(ref, nref, &h->reference);
+	h->floor = isnan(h->getppid.noise) ? NAN
+					    : kb_noise_floor(h->getppid.noise, 1,
+							     (size_t)cli->s.baseline, cli->alpha);
 }
 
 /* Whether the metric calls its target change (unknown counts as not). */
@@ -324,16 +322,17 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	}
 	printf("\n%zu of %zu metrics call their target change 1 run vs %ld\n", met, n,
 	       cli->s.baseline);
-	if (!isnan(host->noise))
+	if (!isnan(host->getppid.noise))
 		printf("host: a bare getppid loop (harness/fidelity) took %.1f to %.1f ns/call over %zu\n"
 		       "runs, run noise %.1f%%: a change under %.1f%% is the host's speed moving, for\n"
 		       "any metric that rests on it\n",
-		       host->lo, host->hi, host->runs, host->noise * 100.0, host->floor * 100.0);
-	if (!isnan(host->ref_noise))
+		       host->getppid.lo, host->getppid.hi, host->getppid.runs,
+		       host->getppid.noise * 100.0, host->floor * 100.0);
+	if (!isnan(host->reference.noise))
 		printf("host: the reference loop (no syscalls) took %.3f to %.3f ns/step over %zu runs,\n"
 		       "run noise %.1f%%; %zu of %zu metrics move with it and are host-corrected\n",
-		       host->ref_lo, host->ref_hi, host->ref_runs, host->ref_noise * 100.0, corrected,
-		       n);
+		       host->reference.lo, host->reference.hi, host->reference.runs,
+		       host->reference.noise * 100.0, corrected, n);
 }
 
 static void add_finite(cJSON *o, const char *key, double v)
@@ -359,15 +358,15 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 	else
 		cJSON_AddNullToObject(doc, "threshold");
 	h = cJSON_AddObjectToObject(doc, "host_speed");
-	add_finite(h, "bare_ns_per_call_min", host->lo);
-	add_finite(h, "bare_ns_per_call_max", host->hi);
-	add_finite(h, "run_noise", host->noise);
+	add_finite(h, "bare_ns_per_call_min", host->getppid.lo);
+	add_finite(h, "bare_ns_per_call_max", host->getppid.hi);
+	add_finite(h, "run_noise", host->getppid.noise);
 	add_finite(h, "callable_change", host->floor);
-	cJSON_AddNumberToObject(h, "runs", (double)host->runs);
-	add_finite(h, "reference_ns_per_step_min", host->ref_lo);
-	add_finite(h, "reference_ns_per_step_max", host->ref_hi);
-	add_finite(h, "reference_run_noise", host->ref_noise);
-	cJSON_AddNumberToObject(h, "reference_runs", (double)host->ref_runs);
+	cJSON_AddNumberToObject(h, "runs", (double)host->getppid.runs);
+	add_finite(h, "reference_ns_per_step_min", host->reference.lo);
+	add_finite(h, "reference_ns_per_step_max", host->reference.hi);
+	add_finite(h, "reference_run_noise", host->reference.noise);
+	cJSON_AddNumberToObject(h, "reference_runs", (double)host->reference.runs);
 	ids = cJSON_AddArrayToObject(doc, "run_ids");
 	for (size_t i = 0; i < nstored; i++)
 		if (stored[i].id[0])

@@ -51,7 +51,7 @@ Test(time_budget, the_time_left_is_shared_evenly_and_cheap_cases_keep_theirs)
 	};
 	double cap = kb_budget_fit(c, 2, 1500e6);
 
-	cr_expect_float_eq(cap, 380e6, 1e-3);
+	cr_expect_float_eq(cap, 380e6, 1.0);
 	cr_expect_eq(c[0].rounds, 122);
 	cr_expect_eq(c[1].rounds, 15);
 	cr_expect_leq(left_cost(c, 2), 1500e6);
@@ -68,6 +68,52 @@ Test(time_budget, cases_alike_keep_alike)
 	kb_budget_fit(c, 2, 300e6);
 	cr_expect_eq(c[0].rounds, 17);
 	cr_expect_eq(c[1].rounds, 17);
+}
+
+/*
+ * Round after round, as the harness calls it: a cap on what is still to
+ * come would give the costly case the same horizon again after every
+ * round, and the cheap ones would lose their samples when the time ran
+ * out. The cap is on each case's whole time above its floor, so the run
+ * fits, the cheap case keeps all 120 samples it planned, and the costly
+ * one stops where its share ends.
+ */
+Test(time_budget, a_costly_case_does_not_take_the_cheap_ones_samples_round_by_round)
+{
+	struct kb_budget_case c[] = {
+		{ .rounds = 122, .floor = 12, .ns_per_round = 5e6 },	/* cheap, planned long */
+		{ .rounds = 32, .floor = 12, .ns_per_round = 1e9 },	/* a traffic window */
+		{ .rounds = 32, .floor = 12, .ns_per_round = 50e6 },
+	};
+	long plan[] = { 122, 32, 32 };
+	double budget = 20e9, elapsed = 0.0;
+
+	for (long round = 0; round < 200; round++) {
+		bool any = false;
+
+		for (size_t i = 0; i < 3; i++)
+			if (round < c[i].rounds) {
+				elapsed += c[i].ns_per_round;
+				any = true;
+			}
+		if (!any)
+			break;
+		for (size_t i = 0; i < 3; i++) {
+			c[i].done = round + 1;
+			c[i].rounds = c[i].done < c[i].rounds ? plan[i] : c[i].rounds;
+		}
+		struct kb_budget_case live[3];
+		for (size_t i = 0; i < 3; i++)
+			live[i] = c[i].done < c[i].rounds ? c[i] : (struct kb_budget_case){ 0 };
+		kb_budget_fit(live, 3, budget - elapsed);
+		for (size_t i = 0; i < 3; i++)
+			if (live[i].rounds)
+				c[i].rounds = live[i].rounds;
+	}
+	cr_expect_leq(elapsed, budget, "%.2f s of a %.0f s budget", elapsed / 1e9, budget / 1e9);
+	cr_expect_eq(c[0].rounds, 122, "the cheap case: %ld rounds", c[0].rounds);
+	cr_expect_eq(c[2].rounds, 32, "the middle case: %ld rounds", c[2].rounds);
+	cr_expect(c[1].rounds >= 12 && c[1].rounds < 32, "the costly case: %ld rounds", c[1].rounds);
 }
 
 /* Too little time for the floors: every case goes to its floor, and no lower. */
