@@ -587,7 +587,6 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 	return 0;
 }
 
-
 /*
  * What one more round of x costs: the mean of its rounds after the first
  * (results/store/history fills its database of 10,000 runs in the first,
