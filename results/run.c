@@ -280,14 +280,19 @@ const char *kb_run_class(const struct kb_run *run)
 									   "machine_class"), "id"));
 }
 
+/* A fresh, empty environment.key (any earlier one replaced), or NULL out of memory. */
+static cJSON *env_object(struct kb_run *run, const char *key)
+{
+	if (!run->environment && !(run->environment = cJSON_CreateObject()))
+		return NULL;
+	cJSON_DeleteItemFromObject(run->environment, key);
+	return cJSON_AddObjectToObject(run->environment, key);
+}
+
 int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t readings)
 {
-	cJSON *o;
+	cJSON *o = env_object(run, "host_speed");
 
-	if (!run->environment && !(run->environment = cJSON_CreateObject()))
-		return -ENOMEM;
-	cJSON_DeleteItemFromObject(run->environment, "host_speed");
-	o = cJSON_AddObjectToObject(run->environment, "host_speed");
 	if (!o || !cJSON_AddStringToObject(o, "reference", "dependent integer loop, no syscalls") ||
 	    !cJSON_AddNumberToObject(o, "ns_per_step", ns) ||
 	    !cJSON_AddNumberToObject(o, "spread", isfinite(spread) ? spread : 0.0) ||
@@ -298,12 +303,8 @@ int kb_run_set_host_speed(struct kb_run *run, double ns, double spread, size_t r
 
 int kb_run_set_time_budget(struct kb_run *run, double seconds, int cases_cut, int floor_samples)
 {
-	cJSON *o;
+	cJSON *o = env_object(run, "time_budget");
 
-	if (!run->environment && !(run->environment = cJSON_CreateObject()))
-		return -ENOMEM;
-	cJSON_DeleteItemFromObject(run->environment, "time_budget");
-	o = cJSON_AddObjectToObject(run->environment, "time_budget");
 	if (!o || !cJSON_AddNumberToObject(o, "seconds", seconds) ||
 	    !cJSON_AddNumberToObject(o, "cases_cut", cases_cut) ||
 	    !cJSON_AddNumberToObject(o, "floor_samples", floor_samples))
