@@ -3,7 +3,8 @@
  * each metric's noise, within a run (CV of the samples) and between runs
  * (run-to-run noise of the medians), with the smallest change each lets a
  * comparison detect and the samples or runs a 5% verdict would need. The
- * runs are stored, so later comparisons on this host use their noise.
+ * runs are stored, so later comparisons on this host use their noise;
+ * --from analyses runs stored before instead of taking new ones.
  */
 #include "commands.h"
 #include "../bench/run_header.h"
@@ -19,10 +20,12 @@
 
 #include "../results/json.h"
 #include "../results/keep.h"
+#include "../results/select.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +34,20 @@
 
 #define MAX_RUNS 20
 
+/*
+ * A metric whose medians correlate this well with the bare getppid loop's
+ * over the runs (r squared 0.36: a third of their run-to-run variance)
+ * has the host's syscall speed as the cause of its run noise.
+ */
+#define HOST_FOLLOW_R 0.6
+/* Fewer runs than this with both figures give no correlation worth naming. */
+#define HOST_FOLLOW_RUNS 4
+
 struct calibrate_cli {
 	struct kb_suite_cli s;
-	long runs;
+	long runs;		/* 0 until given: 2 new runs, or --from's count */
 	double threshold, alpha;
+	const char *from;	/* --from: stored runs to analyse, none taken */
 };
 
 static const struct kb_option calibrate_options[] = {
@@ -42,6 +55,9 @@ static const struct kb_option calibrate_options[] = {
 	{ KB_O("runs", 'n', KB_OPT_LONG, offsetof(struct calibrate_cli, runs), "RUNS",
 	  "runs of the selected benchmarks (default 2)"), .min = 2, .max = MAX_RUNS,
 	  .unit = "runs" },
+	{ KB_O("from", 0, KB_OPT_STRING, offsetof(struct calibrate_cli, from), "RUNS",
+	  "analyse these stored runs instead of taking new ones:\n"
+	  "latest~4..latest, or a label (all of its runs)") },
 	KB_OPT_THRESHOLD(struct calibrate_cli, threshold),
 	KB_OPT_ALPHA(struct calibrate_cli, alpha),
 	{ 0 },
@@ -58,7 +74,8 @@ const struct kb_cmd kb_cmd_calibrate = {
 		 "  (2% for deterministic costs, 5% for the others; --threshold sets one for\n"
 		 "  all). The runs are stored (label calibrate) so kbench compare uses their\n"
 		 "  noise; with --auto-samples each run's samples are planned from the runs\n"
-		 "  stored before it.\n",
+		 "  stored before it. --from RUNS analyses 2 to 20 stored runs instead (the\n"
+		 "  figures again, at another --alpha, --threshold or --baseline).\n",
 	.options = calibrate_options,
 };
 
@@ -78,6 +95,14 @@ static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 		       cli->s.opts.samples);
 		return KB_EXIT_USAGE;
 	}
+	if (cli->from && (cli->runs || cli->s.opts.samples || cli->s.opts.full ||
+			  cli->s.auto_samples || cli->s.budget_given || !cli->s.store)) {
+		kb_err("calibrate: --from analyses stored runs: -n, -r, --full, --auto-samples, "
+		       "--time-budget and --no-store are for taking new ones");
+		return KB_EXIT_USAGE;
+	}
+	if (!cli->runs)
+		cli->runs = 2;
 	return kb_suite_check("calibrate", &cli->s);
 }
 
@@ -103,7 +128,73 @@ struct noise_row {
 	double target;		/* to call: --threshold, else 2% deterministic, 5% others */
 	double calls;		/* the smallest change 1 run vs the baseline calls: both limits */
 	double drift_exponent;	/* the run noise is of levels corrected for the host's speed */
+	double host_r;		/* correlation with the host's syscall speed, NAN unknown */
 };
+
+/* One speed per run, over the runs. */
+struct speed_range {
+	double lo, hi;		/* fastest and slowest run */
+	double noise;		/* run-to-run noise */
+	size_t runs;
+};
+
+/*
+ * The host's own speed between the runs: harness/fidelity's bare getppid
+ * loop (bare_ns_per_call), which no harness code touches. When it moves
+ * as much as the metrics do, the host is what limits them, and calibrate
+ * says so with the figure. NAN without it in two runs or more.
+ */
+struct host_speed {
+	struct speed_range getppid;	/* ns per call of the bare loop */
+	double bare[MAX_RUNS];	/* ... in each run, NAN where it has none */
+	double floor;		/* the change its noise alone lets 1 run vs the baseline call */
+	/* The reference loop every run records (bench/host_speed.h), ns per step. */
+	struct speed_range reference;
+};
+
+/* The range and run noise of one speed per run (NAN with under two runs). */
+static void range_of(const double *ns, size_t n, struct speed_range *r)
+{
+	struct kb_summary sum;
+
+	*r = (struct speed_range){ .lo = NAN, .hi = NAN, .noise = NAN, .runs = n };
+	if (n < 2)
+		return;
+	kb_summarize(ns, n, &sum);
+	r->lo = sum.min;
+	r->hi = sum.max;
+	r->noise = kb_run_noise(ns, n);
+}
+
+static void host_speed_of(const struct kb_run *runs, size_t n, const struct calibrate_cli *cli,
+			  struct host_speed *h)
+{
+	double bare[MAX_RUNS], ref[MAX_RUNS];
+	size_t nbare = 0, nref = 0;
+
+	for (size_t i = 0; i < n && i < MAX_RUNS; i++) {
+		h->bare[i] = NAN;
+		if (!isnan(kb_run_host_speed(&runs[i])))
+			ref[nref++] = kb_run_host_speed(&runs[i]);
+		for (size_t k = 0; k < runs[i].nresults; k++) {
+			const struct kb_result *r = &runs[i].results[k];
+			const char *f = strcmp(r->benchmark, "harness/fidelity")
+						? NULL
+						: kb_result_fact(r, "bare_ns_per_call");
+			double v = f ? strtod(f, NULL) : 0.0;
+
+			if (v > 0.0) {
+				bare[nbare++] = h->bare[i] = v;
+				break;
+			}
+		}
+	}
+	range_of(bare, nbare, &h->getppid);
+	range_of(ref, nref, &h->reference);
+	h->floor = isnan(h->getppid.noise) ? NAN
+					    : kb_noise_floor(h->getppid.noise, 1,
+							     (size_t)cli->s.baseline, cli->alpha);
+}
 
 static const struct kb_result *find_result(const struct kb_run *run, const struct kb_result *key)
 {
@@ -115,11 +206,29 @@ static const struct kb_result *find_result(const struct kb_run *run, const struc
 	return NULL;
 }
 
+/*
+ * How closely a metric's medians follow the host's syscall speed over the
+ * runs: the correlation of their logarithms with the bare getppid loop's
+ * (the same run's). NAN with fewer than HOST_FOLLOW_RUNS runs with both.
+ */
+static double host_follow(const double *medians, const double *bare, size_t n)
+{
+	double lm[MAX_RUNS], lb[MAX_RUNS];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (medians[i] > 0.0 && bare[i] > 0.0) {
+			lm[k] = log(medians[i]);
+			lb[k++] = log(bare[i]);
+		}
+	return k < HOST_FOLLOW_RUNS ? NAN : gsl_stats_correlation(lm, 1, lb, 1, k);
+}
+
 static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result *key,
 		     const struct kb_series *hist, size_t nhist, const struct calibrate_cli *cli,
-		     struct noise_row *row)
+		     const struct host_speed *host, struct noise_row *row)
 {
-	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS];
+	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS], bare[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
 	bool exact = true;
 	const char *group = history_group(cli, &runs[0]);
@@ -137,6 +246,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		if (!r || !r->nsamples)
 			continue;
 		kb_summarize(r->samples, r->nsamples, &sum);
+		bare[k] = host->bare[i];
 		medians[k] = sum.median;
 		robust[k] = kb_robust_spread(r->samples, r->nsamples);
 		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;
@@ -146,6 +256,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
 	row->within_robust = kb_median(robust, k);
+	row->host_r = host_follow(medians, bare, k);
 	for (size_t i = 1; i < k; i++)
 		exact = exact && medians[i] == medians[0];
 	exact = exact && k > 1 && row->within_robust == 0.0;
@@ -178,69 +289,6 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		row->calls = fmax(row->detect_samples, row->detect_runs);
 }
 
-/* One speed per run, over the runs. */
-struct speed_range {
-	double lo, hi;		/* fastest and slowest run */
-	double noise;		/* run-to-run noise */
-	size_t runs;
-};
-
-/*
- * The host's own speed between the runs: harness/fidelity's bare getppid
- * loop (bare_ns_per_call), which no harness code touches. When it moves
- * as much as the metrics do, the host is what limits them, and calibrate
- * says so with the figure. NAN without it in two runs or more.
- */
-struct host_speed {
-	struct speed_range getppid;	/* ns per call of the bare loop */
-	double floor;		/* the change its noise alone lets 1 run vs the baseline call */
-	/* The reference loop every run records (bench/host_speed.h), ns per step. */
-	struct speed_range reference;
-};
-
-/* The range and run noise of one speed per run (NAN with under two runs). */
-static void range_of(const double *ns, size_t n, struct speed_range *r)
-{
-	struct kb_summary sum;
-
-	*r = (struct speed_range){ .lo = NAN, .hi = NAN, .noise = NAN, .runs = n };
-	if (n < 2)
-		return;
-	kb_summarize(ns, n, &sum);
-	r->lo = sum.min;
-	r->hi = sum.max;
-	r->noise = kb_run_noise(ns, n);
-}
-
-static void host_speed_of(const struct kb_run *runs, size_t n, const struct calibrate_cli *cli,
-			  struct host_speed *h)
-{
-	double bare[MAX_RUNS], ref[MAX_RUNS];
-	size_t nbare = 0, nref = 0;
-
-	for (size_t i = 0; i < n && i < MAX_RUNS; i++) {
-		if (!isnan(kb_run_host_speed(&runs[i])))
-			ref[nref++] = kb_run_host_speed(&runs[i]);
-		for (size_t k = 0; k < runs[i].nresults; k++) {
-			const struct kb_result *r = &runs[i].results[k];
-			const char *f = strcmp(r->benchmark, "harness/fidelity")
-						? NULL
-						: kb_result_fact(r, "bare_ns_per_call");
-			double v = f ? strtod(f, NULL) : 0.0;
-
-			if (v > 0.0) {
-				bare[nbare++] = v;
-				break;
-			}
-		}
-	}
-	range_of(bare, nbare, &h->getppid);
-	range_of(ref, nref, &h->reference);
-	h->floor = isnan(h->getppid.noise) ? NAN
-					    : kb_noise_floor(h->getppid.noise, 1,
-							     (size_t)cli->s.baseline, cli->alpha);
-}
-
 /* Whether the metric calls its target change (unknown counts as not). */
 static bool meets(const struct noise_row *r)
 {
@@ -250,7 +298,9 @@ static bool meets(const struct noise_row *r)
 /*
  * What keeps a metric from its target: its samples (more of them help:
  * --auto-samples), the run-to-run noise (more runs per side or a quieter
- * host), or an unknown figure. NULL when it meets it.
+ * host), the host's syscall speed where that noise follows it (a kernel
+ * change moves the bare loop too, so no correction can take it out), or
+ * an unknown figure. NULL when it meets it.
  */
 static const char *limited_by(const struct noise_row *r)
 {
@@ -258,7 +308,9 @@ static const char *limited_by(const struct noise_row *r)
 		return NULL;
 	if (!isfinite(r->calls))
 		return "unknown";
-	return r->detect_samples >= r->detect_runs ? "samples" : "run_noise";
+	if (r->detect_samples >= r->detect_runs)
+		return "samples";
+	return r->host_r >= HOST_FOLLOW_R ? "host_speed" : "run_noise";
 }
 
 static void fmt_pct(char *buf, size_t size, double frac)
@@ -282,7 +334,7 @@ static void fmt_count(char *buf, size_t size, double v)
 static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli, const struct host_speed *host)
 {
-	size_t met = 0, corrected = 0;
+	size_t met = 0, corrected = 0, follow = 0;
 	char thr[32];
 
 	if (cli->threshold > 0)
@@ -296,11 +348,14 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	       "1 run vs a baseline of %ld resolves, from the samples / from the run noise;\n"
 	       "needs: samples per run, runs per side for a verdict at %s; target: the\n"
 	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
-	       "limits it (samples: more samples per run; run_noise: more runs per side)\n",
+	       "limits it (samples: more samples per run; run_noise: more runs per side;\n"
+	       "host_speed: the run noise follows the host's syscall speed, r its correlation\n"
+	       "with the bare getppid loop over the runs)\n",
 	       cli->s.baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
-		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16];
+		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16], why[48];
+		const char *cause = limited_by(r);
 
 		met += meets(r);
 		corrected += r->drift_exponent != 0.0;
@@ -311,14 +366,20 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		fmt_pct(dr, sizeof(dr), r->detect_runs);
 		fmt_count(ns, sizeof(ns), r->need_samples);
 		fmt_count(nr, sizeof(nr), r->need_runs);
+		if (!cause)
+			snprintf(why, sizeof(why), "ok");
+		else if (!strcmp(cause, "host_speed"))
+			snprintf(why, sizeof(why), "MISSES: %s (r %.2f)", cause, r->host_r);
+		else
+			snprintf(why, sizeof(why), "MISSES: %s", cause);
+		follow += cause && !strcmp(cause, "host_speed");
 		if (i == 0)
 			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
 			       "detects", "needs", "target");
 		printf("%s %s %s [%s]%s\n", r->key->benchmark, r->key->params, r->key->metric,
 		       r->key->unit, r->drift_exponent != 0.0 ? " (between: host-corrected)" : "");
-		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s%s\n", r->median, w, b,
-		       r->noise_runs, ds, dr, ns, nr, t, meets(r) ? "ok" : "MISSES: ",
-		       meets(r) ? "" : limited_by(r));
+		printf("%12.4g %8s %8s (%3zu) %8s %8s %8s %7s %7s %s\n", r->median, w, b,
+		       r->noise_runs, ds, dr, ns, nr, t, why);
 	}
 	printf("\n%zu of %zu metrics call their target change 1 run vs %ld\n", met, n,
 	       cli->s.baseline);
@@ -328,6 +389,9 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       "any metric that rests on it\n",
 		       host->getppid.lo, host->getppid.hi, host->getppid.runs,
 		       host->getppid.noise * 100.0, host->floor * 100.0);
+	if (!isnan(host->getppid.noise) && n > met)
+		printf("host: %zu of the %zu misses follow it (r >= %.1f over the runs: host_speed)\n",
+		       follow, n - met, HOST_FOLLOW_R);
 	if (!isnan(host->reference.noise))
 		printf("host: the reference loop (no syscalls) took %.3f to %.3f ns/step over %zu runs,\n"
 		       "run noise %.1f%%; %zu of %zu metrics move with it and are host-corrected\n",
@@ -395,6 +459,7 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddBoolToObject(o, "meets_target", meets(r));
 		cJSON_AddBoolToObject(o, "host_corrected", r->drift_exponent != 0.0);
 		cJSON_AddNumberToObject(o, "host_exponent", r->drift_exponent);
+		add_finite(o, "host_correlation", r->host_r);
 		if (limited_by(r))
 			cJSON_AddStringToObject(o, "limited_by", limited_by(r));
 		else
@@ -443,11 +508,50 @@ static int take_runs(struct calibrate_cli *cli, struct kb_store *store, struct k
 	return 0;
 }
 
+/* --from: the stored runs, 2 to MAX_RUNS of them, into *runs. 0, or an exit code. */
+static int load_runs(struct calibrate_cli *cli, struct kb_run **runs)
+{
+	char desc[300];
+	size_t n = 0;
+	int rc = kb_select_runs("calibrate", cli->s.db, cli->from, true, runs, &n, desc,
+				sizeof(desc));
+
+	if (rc)
+		return rc;
+	if (n < 2 || n > MAX_RUNS) {
+		kb_err("calibrate: --from %s: %s: the noise between runs needs 2 to %d of them",
+		       cli->from, desc, MAX_RUNS);
+		kb_free_runs(*runs, n);
+		*runs = NULL;
+		return KB_EXIT_USAGE;
+	}
+	cli->runs = (long)n;
+	return 0;
+}
+
+/* Takes the runs (stored as they complete) into *runs, or with --from loads them. */
+static int get_runs(struct calibrate_cli *cli, struct kb_store *store, struct kb_run **runs)
+{
+	int rc;
+
+	if (cli->from)
+		return load_runs(cli, runs);
+	if (!(*runs = calloc((size_t)cli->runs, sizeof(**runs)))) {
+		kb_err("calibrate: out of memory");
+		return KB_EXIT_ENV;
+	}
+	if ((rc = kb_suite_plan("calibrate", &cli->s)))
+		return rc;
+	kb_undo_install_handlers();
+	cli->s.opts.progress = !cli->s.quiet && isatty(STDERR_FILENO);
+	return take_runs(cli, store, *runs);
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true, .runs = 2,
+	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true,
 				     .s.baseline = KB_PLAN_BASELINE, .alpha = 0.01 };
-	struct kb_run runs[MAX_RUNS];
+	struct kb_run *runs = NULL;
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;
 	struct noise_row *rows = NULL;
@@ -463,21 +567,15 @@ int cmd_calibrate(int argc, char **argv)
 		       cli.s.opts.filter ? cli.s.opts.filter : "*");
 		return KB_EXIT_USAGE;
 	}
-	if ((rc = kb_privilege_check("calibrate", cli.s.opts.filter)))
+	if (!cli.from && (rc = kb_privilege_check("calibrate", cli.s.opts.filter)))
 		return rc;
-	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(), true,
-						 err, sizeof(err)))) {
+	/* --from only reads: a database that is not there is an error, not a new one. */
+	if (cli.s.store && !(store = kb_store_open(cli.s.db ? cli.s.db : kb_store_default_path(),
+						 !cli.from, err, sizeof(err)))) {
 		kb_err("%s", err);
 		return kb_store_open_exit();
 	}
-	if ((rc = kb_suite_plan("calibrate", &cli.s))) {
-		kb_store_close(store);
-		return rc;
-	}
-	memset(runs, 0, sizeof(runs));
-	kb_undo_install_handlers();
-	cli.s.opts.progress = !cli.s.quiet && isatty(STDERR_FILENO);
-	rc = take_runs(&cli, store, runs);
+	rc = get_runs(&cli, store, &runs);
 	if (!rc && store && history_group(&cli, &runs[0]) &&
 	    kb_series_load(store, cli.s.opts.filter, cli.s.by_class ? KB_BY_CLASS : KB_BY_HOST,
 			   history_group(&cli, &runs[0]), &hist, &nhist, err, sizeof(err))) {
@@ -488,17 +586,24 @@ int cmd_calibrate(int argc, char **argv)
 		kb_err("calibrate: out of memory");
 		rc = KB_EXIT_ENV;
 	}
+	if (!rc)
+		host_speed_of(runs, (size_t)cli.runs, &cli, &host);
 	for (size_t i = 0; !rc && i < runs[0].nresults; i++)
-		noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli, &rows[nrows++]);
-	host_speed_of(runs, (size_t)cli.runs, &cli, &host);
+		if (kb_filter_match(cli.s.opts.filter, runs[0].results[i].benchmark))
+			noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli,
+				 &host, &rows[nrows++]);
+	if (!rc && cli.from && !nrows) {
+		kb_err("calibrate: %s: no result of '%s' in these runs", cli.from,
+		       cli.s.opts.filter ? cli.s.opts.filter : "*");
+		rc = KB_EXIT_USAGE;
+	}
 	if (!rc && cli.s.json)
 		print_json(rows, nrows, cli.runs, &cli, &host, runs, (size_t)cli.runs);
 	else if (!rc)
 		print_text(rows, nrows, cli.runs, &cli, &host);
 	free(rows);
 	kb_series_free(hist, nhist);
-	for (long i = 0; i < cli.runs; i++)
-		kb_run_free(&runs[i]);
+	kb_free_runs(runs, runs ? (size_t)cli.runs : 0);
 	kb_store_close(store);
 	kb_suite_free(&cli.s);
 	return rc;

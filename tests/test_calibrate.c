@@ -1,5 +1,6 @@
 /* kbench calibrate on a small real benchmark: noise per metric, runs stored. */
 #include "helpers.h"
+#include "../results/store.h"
 
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -283,6 +284,132 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_expect_null(strstr(r.out, "getppid"), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "host: the reference loop (no syscalls) took "), "%s", r.out);
+	unlink_store(db);
+	rmdir(dir);
+}
+
+/* One stored result: ten samples spread evenly 0.2% around level. */
+static void add_level(struct kb_run *run, const char *bench, const char *params, double level)
+{
+	struct kb_result *r = kb_run_add_result(run, bench, params, "latency", "ns/op",
+						 KB_LOWER_IS_BETTER);
+
+	cr_assert_not_null(r);
+	for (int k = 0; k < 10; k++)
+		kb_result_add_sample(r, level * (1.0 + 0.0004 * (k - 4.5)), false);
+}
+
+static void count_run(const struct kb_run_info *info, void *arg)
+{
+	(void)info;
+	++*(int *)arg;
+}
+
+static int stored_runs(const char *db)
+{
+	char err[512];
+	struct kb_store *s = kb_store_open(db, false, err, sizeof(err));
+	int n = 0;
+
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_store_list_runs(s, count_run, &n, err, sizeof(err)), 0, "%s", err);
+	kb_store_close(s);
+	return n;
+}
+
+static const cJSON *metric_row(const cJSON *doc, const char *bench)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "metrics"))
+		if (!strcmp(cJSON_GetObjectItem(m, "benchmark")->valuestring, bench))
+			return m;
+	cr_assert_fail("no row for %s", bench);
+	return NULL;
+}
+
+/*
+ * --from analyses runs stored before and takes none. Over six stored
+ * nights the bare getppid loop (harness/fidelity's bare_ns_per_call) moves
+ * 90-120 ns; a metric whose medians follow it misses its target for the
+ * host's speed (host_speed, r ~1), one that moves as much on its own for
+ * its run noise (r 0.27 here), each with the correlation in the JSON.
+ */
+Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_it,
+     .timeout = 60)
+{
+	static const double speed[6] = { 90, 110, 95, 120, 100, 105 };
+	static const double own[6] = { 1.00, 1.07, 0.94, 1.02, 1.08, 0.93 };
+	static struct cli_result r;
+	char dir[256], db[300], err[512], ids[6][128];
+	struct kb_store *s;
+	const cJSON *row, *id;
+	cJSON *doc;
+	int k = 0;
+
+	make_tmpdir(dir, sizeof(dir));
+	snprintf(db, sizeof(db), "%s/nights.db", dir);
+	s = kb_store_open(db, true, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	for (int i = 0; i < 6; i++) {
+		struct kb_run run;
+		struct kb_result *fid;
+
+		kb_run_init(&run);
+		snprintf(run.label, sizeof(run.label), "nights");
+		snprintf(run.host, sizeof(run.host), "cal-host");
+		snprintf(run.started, sizeof(run.started), "2026-11-0%dT02:00:00Z", i + 1);
+		run.environment = cJSON_CreateObject();
+		cJSON_AddStringToObject(run.environment, "kernel_release", "6.13.0");
+		run.features = cJSON_CreateObject();
+		add_level(&run, "harness/fidelity", "method=bare", speed[i]);
+		fid = &run.results[run.nresults - 1];
+		cr_assert_eq(kb_result_add_factf(fid, "bare_ns_per_call", "%.1f", speed[i]), 0);
+		add_level(&run, "mm/guard/install", "method=madv_guard", 10.0 * speed[i]);
+		add_level(&run, "mm/guard/remove", "method=madv_guard", 500.0 * own[i]);
+		cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+		snprintf(ids[i], sizeof(ids[i]), "%s", run.id);
+		kb_run_free(&run);
+	}
+	kb_store_close(s);
+
+	run_cli(&r, "calibrate --from nights --db %s -q -J", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	cr_expect_eq(cJSON_GetObjectItem(doc, "runs")->valuedouble, 6.0);
+	cJSON_ArrayForEach(id, cJSON_GetObjectItem(doc, "run_ids")) {
+		cr_assert_lt(k, 6);
+		cr_expect_str_eq(id->valuestring, ids[k]);
+		k++;
+	}
+	cr_expect_eq(k, 6, "the stored runs, no new one");
+	cr_expect_eq(stored_runs(db), 6, "--from stored a run");
+	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_speed"), "runs")->valuedouble,
+		     6.0);
+	row = metric_row(doc, "mm/guard/install");
+	cr_expect_gt(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.999);
+	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
+	row = metric_row(doc, "mm/guard/remove");
+	cr_expect_float_eq(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.271, 0.01);
+	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "run_noise");
+	cJSON_Delete(doc);
+
+	/* The text names the cause with r, and -f keeps to its benchmarks. */
+	run_cli(&r, "calibrate --from nights --db %s -q -f 'mm/guard/*'", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.out, "MISSES: host_speed (r 1.00)"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "MISSES: run_noise\n"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "harness/fidelity method=bare"), "%s", r.out);
+
+	/* Taking runs and reading them are apart; one run has no noise between runs. */
+	run_cli(&r, "calibrate --from nights --db %s -n 3", db);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	run_cli(&r, "calibrate --from %s --db %s", ids[0], db);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "needs 2 to 20"), "%s", r.err);
+	cr_expect_eq(stored_runs(db), 6);
 	unlink_store(db);
 	rmdir(dir);
 }
