@@ -142,6 +142,35 @@ Test(bpf_stack, run_stores_jit_evidence_per_method, .timeout = 120)
 }
 
 /*
+ * bpf/stack/overhead times the program's syscalls in two halves around the
+ * detached stretch: it is attached again for the second half and counts
+ * every syscall of both (events_per_syscall 1).
+ */
+Test(bpf_stack, overhead_program_sees_every_syscall_around_the_detach, .timeout = 120)
+{
+	static struct cli_result r;
+	cJSON *doc, *it;
+	int n = 0;
+
+	if (!kb_probe_find("bpf_tracing")->present)
+		cr_skip_test("skipped: %s", kb_probe_find("bpf_tracing")->evidence);
+	run_cli(&r, "run -f 'bpf/stack/overhead' -r 3 --no-store -q -J");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "results")) {
+		cJSON *facts = cJSON_GetObjectItem(it, "facts");
+
+		cr_expect_str_eq(cJSON_GetObjectItem(facts, "events_per_syscall")->valuestring,
+				 "1.000000");
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(it, "samples")), 3);
+		n++;
+	}
+	cr_expect_geq(n, 2, "kernel_stack at two depths at least");
+	cJSON_Delete(doc);
+}
+
+/*
  * bpf/stack/run_time turns kernel.bpf_stats_enabled on per round and back
  * off. That it was on: the kernel's run_time_ns accounting, which moves only
  * then, gave every sample a time. That it is off again: the file as before.
