@@ -41,25 +41,28 @@ double kb_median(const double *x, size_t n)
 	return m;
 }
 
-/* Median absolute deviation from the median of x[0..n); 0 for n == 0. */
-static double mad_of(const double *x, size_t n)
+/*
+ * 1.4826 MAD / |median| of x[0..n), med being its median: 0 when the MAD
+ * is (no spread, or n == 0), NAN when the median is 0 but the MAD not.
+ */
+static double spread_about(const double *x, size_t n, double med)
 {
-	double *d, med = kb_median(x, n), m;
+	double *d, mad;
 
-	if (!n || isnan(med) || !(d = malloc(n * sizeof(*d))))
-		return n ? NAN : 0.0;
+	if (!n)
+		return 0.0;
+	if (isnan(med) || !(d = malloc(n * sizeof(*d))))
+		return NAN;
 	for (size_t i = 0; i < n; i++)
 		d[i] = fabs(x[i] - med);
-	m = kb_median(d, n);
+	mad = kb_median(d, n);
 	free(d);
-	return m;
+	return mad == 0.0 ? 0.0 : med != 0.0 ? 1.4826 * mad / fabs(med) : NAN;
 }
 
 double kb_robust_spread(const double *x, size_t n)
 {
-	double med = kb_median(x, n), mad = mad_of(x, n);
-
-	return mad == 0.0 ? 0.0 : med != 0.0 ? 1.4826 * mad / fabs(med) : NAN;
+	return spread_about(x, n, kb_median(x, n));
 }
 
 /*
@@ -120,5 +123,5 @@ void kb_level_of(const double *x, size_t n, struct kb_level *l)
 	l->median = sum.median;
 	l->ci_lo = sum.ci_lo;
 	l->ci_hi = sum.ci_hi;
-	l->spread = n ? kb_robust_spread(x, n) : 0.0;
+	l->spread = spread_about(x, n, sum.median);	/* the median found once */
 }
