@@ -35,13 +35,17 @@
 #define MAX_RUNS 20
 
 /*
- * A metric whose medians correlate this well with the bare getppid loop's
- * over the runs (r squared 0.36: a third of their run-to-run variance)
- * has the host's syscall speed as the cause of its run noise.
+ * A metric whose medians correlate with the bare getppid loop's over the
+ * runs so well that chance would give it less often than this (one-sided)
+ * has the host's syscall speed as the cause of its run noise. Over 5 runs
+ * that is r >= 0.81, over 10 r >= 0.55.
  */
-#define HOST_FOLLOW_R 0.6
+#define HOST_FOLLOW_P 0.05
 /* Fewer runs than this with both figures give no correlation worth naming. */
 #define HOST_FOLLOW_RUNS 4
+
+/* The default label, told apart from a --label given. */
+static const char default_label[] = "calibrate";
 
 struct calibrate_cli {
 	struct kb_suite_cli s;
@@ -96,9 +100,11 @@ static int parse_args(int argc, char **argv, struct calibrate_cli *cli)
 		return KB_EXIT_USAGE;
 	}
 	if (cli->from && (cli->runs || cli->s.opts.samples || cli->s.opts.full ||
-			  cli->s.auto_samples || cli->s.budget_given || !cli->s.store)) {
+			  cli->s.auto_samples || cli->s.budget_given || !cli->s.store ||
+			  cli->s.label != default_label || cli->s.net_dev || cli->s.net_peer ||
+			  cli->s.nic_pair)) {
 		kb_err("calibrate: --from analyses stored runs: -n, -r, --full, --auto-samples, "
-		       "--time-budget and --no-store are for taking new ones");
+		       "--time-budget, --no-store, --label and the NIC options are for taking new ones");
 		return KB_EXIT_USAGE;
 	}
 	if (!cli->runs)
@@ -129,6 +135,7 @@ struct noise_row {
 	double calls;		/* the smallest change 1 run vs the baseline calls: both limits */
 	double drift_exponent;	/* the run noise is of levels corrected for the host's speed */
 	double host_r;		/* correlation with the host's syscall speed, NAN unknown */
+	size_t host_runs;	/* the runs it rests on */
 };
 
 /* One speed per run, over the runs. */
@@ -209,19 +216,38 @@ static const struct kb_result *find_result(const struct kb_run *run, const struc
 /*
  * How closely a metric's medians follow the host's syscall speed over the
  * runs: the correlation of their logarithms with the bare getppid loop's
- * (the same run's). NAN with fewer than HOST_FOLLOW_RUNS runs with both.
+ * (the same run's), signed so that positive is worse on a slower host (a
+ * rate falls where a time rises). NAN with fewer than HOST_FOLLOW_RUNS
+ * runs with both; *k gets how many.
  */
-static double host_follow(const double *medians, const double *bare, size_t n)
+static double host_follow(const double *medians, const double *bare, size_t n,
+			  enum kb_direction dir, size_t *k)
 {
-	double lm[MAX_RUNS], lb[MAX_RUNS];
-	size_t k = 0;
+	double lm[MAX_RUNS], lb[MAX_RUNS], r;
 
+	*k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (medians[i] > 0.0 && bare[i] > 0.0) {
-			lm[k] = log(medians[i]);
-			lb[k++] = log(bare[i]);
+			lm[*k] = log(medians[i]);
+			lb[(*k)++] = log(bare[i]);
 		}
-	return k < HOST_FOLLOW_RUNS ? NAN : gsl_stats_correlation(lm, 1, lb, 1, k);
+	if (*k < HOST_FOLLOW_RUNS)
+		return NAN;
+	r = gsl_stats_correlation(lm, 1, lb, 1, *k);
+	return dir == KB_HIGHER_IS_BETTER ? -r : r;
+}
+
+/* Whether r over k runs is a correlation chance gives less often than HOST_FOLLOW_P. */
+static bool follows_host(double r, size_t k)
+{
+	double t;
+
+	if (!(r > 0.0) || k < HOST_FOLLOW_RUNS)
+		return false;
+	if (r >= 1.0)
+		return true;
+	t = r * sqrt((double)(k - 2)) / sqrt(1.0 - r * r);
+	return gsl_cdf_tdist_Q(t, (double)(k - 2)) < HOST_FOLLOW_P;
 }
 
 static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result *key,
@@ -256,7 +282,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
 	row->within_robust = kb_median(robust, k);
-	row->host_r = host_follow(medians, bare, k);
+	row->host_r = host_follow(medians, bare, k, key->direction, &row->host_runs);
 	for (size_t i = 1; i < k; i++)
 		exact = exact && medians[i] == medians[0];
 	exact = exact && k > 1 && row->within_robust == 0.0;
@@ -310,7 +336,7 @@ static const char *limited_by(const struct noise_row *r)
 		return "unknown";
 	if (r->detect_samples >= r->detect_runs)
 		return "samples";
-	return r->host_r >= HOST_FOLLOW_R ? "host_speed" : "run_noise";
+	return follows_host(r->host_r, r->host_runs) ? "host_speed" : "run_noise";
 }
 
 static void fmt_pct(char *buf, size_t size, double frac)
@@ -334,7 +360,7 @@ static void fmt_count(char *buf, size_t size, double v)
 static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli, const struct host_speed *host)
 {
-	size_t met = 0, corrected = 0, follow = 0;
+	size_t met = 0, corrected = 0, follow = 0, noisy = 0, paired = 0;
 	char thr[32];
 
 	if (cli->threshold > 0)
@@ -373,6 +399,8 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		else
 			snprintf(why, sizeof(why), "MISSES: %s", cause);
 		follow += cause && !strcmp(cause, "host_speed");
+		noisy += cause && (!strcmp(cause, "host_speed") || !strcmp(cause, "run_noise"));
+		paired += isfinite(r->host_r);
 		if (i == 0)
 			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
 			       "detects", "needs", "target");
@@ -389,9 +417,12 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       "any metric that rests on it\n",
 		       host->getppid.lo, host->getppid.hi, host->getppid.runs,
 		       host->getppid.noise * 100.0, host->floor * 100.0);
-	if (!isnan(host->getppid.noise) && n > met)
-		printf("host: %zu of the %zu misses follow it (r >= %.1f over the runs: host_speed)\n",
-		       follow, n - met, HOST_FOLLOW_R);
+	if (!isnan(host->getppid.noise) && noisy && paired)
+		printf("host: %zu of the %zu misses for run noise follow it (their medians correlate\n"
+		       "with it over the runs, one-sided p < %g: host_speed)\n",
+		       follow, noisy, HOST_FOLLOW_P);
+	else if (!isnan(host->getppid.noise) && noisy)
+		printf("host: which misses follow it takes %d runs or more\n", HOST_FOLLOW_RUNS);
 	if (!isnan(host->reference.noise))
 		printf("host: the reference loop (no syscalls) took %.3f to %.3f ns/step over %zu runs,\n"
 		       "run noise %.1f%%; %zu of %zu metrics move with it and are host-corrected\n",
@@ -508,6 +539,43 @@ static int take_runs(struct calibrate_cli *cli, struct kb_store *store, struct k
 	return 0;
 }
 
+static const char *kernel_of(const struct kb_run *run)
+{
+	const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(run->environment, "kernel_release"));
+
+	return k ? k : "unknown";
+}
+
+/*
+ * --from's runs differ only by noise: one host's (with --class, one
+ * class's) on one kernel. Between hosts or kernels the medians differ for
+ * real, and would be taken for noise that follows the host. 0, or
+ * KB_EXIT_USAGE with the error printed.
+ */
+static int same_machine(const struct calibrate_cli *cli, const struct kb_run *runs, size_t n)
+{
+	const char *g0 = history_group(cli, &runs[0]), *what = cli->s.by_class ? "class" : "host";
+	char a[160], b[160];
+
+	for (size_t i = 1; i < n; i++) {
+		const char *g = history_group(cli, &runs[i]);
+
+		if (!g0 || !g || strcmp(g0, g)) {
+			kb_err("calibrate: --from %s: runs of %s %s and %s: noise is of one %s's runs",
+			       cli->from, what, kb_sanitize_line(g0 ? g0 : "none", a, sizeof(a)),
+			       kb_sanitize_line(g ? g : "none", b, sizeof(b)), what);
+			return KB_EXIT_USAGE;
+		}
+		if (strcmp(kernel_of(&runs[0]), kernel_of(&runs[i]))) {
+			kb_err("calibrate: --from %s: runs of kernel %s and %s: noise is of one kernel's "
+			       "runs", cli->from, kb_sanitize_line(kernel_of(&runs[0]), a, sizeof(a)),
+			       kb_sanitize_line(kernel_of(&runs[i]), b, sizeof(b)));
+			return KB_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 /* --from: the stored runs, 2 to MAX_RUNS of them, into *runs. 0, or an exit code. */
 static int load_runs(struct calibrate_cli *cli, struct kb_run **runs)
 {
@@ -519,11 +587,16 @@ static int load_runs(struct calibrate_cli *cli, struct kb_run **runs)
 	if (rc)
 		return rc;
 	if (n < 2 || n > MAX_RUNS) {
-		kb_err("calibrate: --from %s: %s: the noise between runs needs 2 to %d of them",
-		       cli->from, desc, MAX_RUNS);
+		kb_err("calibrate: --from %s: %s: the noise between runs needs 2 to %d of them%s",
+		       cli->from, desc, MAX_RUNS, n > MAX_RUNS ? " (name a range: latest~4..latest)" : "");
+		rc = KB_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = same_machine(cli, *runs, n);
+	if (rc) {
 		kb_free_runs(*runs, n);
 		*runs = NULL;
-		return KB_EXIT_USAGE;
+		return rc;
 	}
 	cli->runs = (long)n;
 	return 0;
@@ -549,9 +622,9 @@ static int get_runs(struct calibrate_cli *cli, struct kb_store *store, struct kb
 
 int cmd_calibrate(int argc, char **argv)
 {
-	struct calibrate_cli cli = { .s.label = "calibrate", .s.store = true,
+	struct calibrate_cli cli = { .s.label = default_label, .s.store = true,
 				     .s.baseline = KB_PLAN_BASELINE, .alpha = 0.01 };
-	struct kb_run *runs = NULL;
+	struct kb_run *runs = NULL, *newest;
 	struct kb_store *store = NULL;
 	struct kb_series *hist = NULL;
 	struct noise_row *rows = NULL;
@@ -562,7 +635,8 @@ int cmd_calibrate(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? KB_EXIT_OK : rc;
-	if (kb_harness_count_cases(&cli.s.opts) == 0) {
+	/* (--from reads what was stored, under whatever names kbench had then) */
+	if (!cli.from && kb_harness_count_cases(&cli.s.opts) == 0) {
 		kb_err("calibrate: no benchmark matches '%s' (see kbench list)",
 		       cli.s.opts.filter ? cli.s.opts.filter : "*");
 		return KB_EXIT_USAGE;
@@ -582,15 +656,17 @@ int cmd_calibrate(int argc, char **argv)
 		kb_err("calibrate: %s", err);
 		rc = KB_EXIT_USAGE;
 	}
-	if (!rc && !(rows = calloc(runs[0].nresults + 1, sizeof(*rows)))) {
+	/* The newest run's metrics: --from's may begin with an older selection. */
+	newest = rc ? NULL : &runs[cli.runs - 1];
+	if (newest && !(rows = calloc(newest->nresults + 1, sizeof(*rows)))) {
 		kb_err("calibrate: out of memory");
 		rc = KB_EXIT_ENV;
 	}
 	if (!rc)
 		host_speed_of(runs, (size_t)cli.runs, &cli, &host);
-	for (size_t i = 0; !rc && i < runs[0].nresults; i++)
-		if (kb_filter_match(cli.s.opts.filter, runs[0].results[i].benchmark))
-			noise_of(runs, (size_t)cli.runs, &runs[0].results[i], hist, nhist, &cli,
+	for (size_t i = 0; !rc && i < newest->nresults; i++)
+		if (kb_filter_match(cli.s.opts.filter, newest->results[i].benchmark))
+			noise_of(runs, (size_t)cli.runs, &newest->results[i], hist, nhist, &cli,
 				 &host, &rows[nrows++]);
 	if (!rc && cli.from && !nrows) {
 		kb_err("calibrate: %s: no result of '%s' in these runs", cli.from,

@@ -151,10 +151,20 @@ static int resolve_like(const char *cmd, struct kb_store *s, const char *like, c
 	return rc == 1 ? 0 : KB_EXIT_USAGE;
 }
 
+/* One end of a range: "latest~N" is N back, "latest" the newest (0). */
+static bool range_end(const char *end, long *back)
+{
+	if (!strcmp(end, "latest")) {
+		*back = 0;
+		return true;
+	}
+	return !strncmp(end, "latest~", 7) && kb_parse_long(end + 7, 0, 1000000, back);
+}
+
 /*
- * "latest~A..latest~B" (either order): *from and *to get the nearer and
- * the farther N. 1 for a range, 0 for any other ref, -1 (error printed)
- * for a malformed one.
+ * "latest~A..latest~B" (either order; "latest" is latest~0): *from and *to
+ * get the nearer and the farther N. 1 for a range, 0 for any other ref,
+ * -1 (error printed) for a malformed one.
  */
 static int parse_range(const char *cmd, const char *ref, long *from, long *to)
 {
@@ -165,9 +175,8 @@ static int parse_range(const char *cmd, const char *ref, long *from, long *to)
 	if (!dots || strncmp(ref, "latest", 6) != 0)
 		return 0;
 	snprintf(first, sizeof(first), "%.*s", (int)(dots - ref), ref);
-	if (strncmp(first, "latest~", 7) != 0 || !kb_parse_long(first + 7, 0, 1000000, &a) ||
-	    strncmp(dots + 2, "latest~", 7) != 0 || !kb_parse_long(dots + 9, 0, 1000000, &b)) {
-		kb_err("%s: bad runs '%s': expected latest~A..latest~B", cmd, ref);
+	if (!range_end(first, &a) || !range_end(dots + 2, &b)) {
+		kb_err("%s: bad runs '%s': expected latest~A..latest~B (latest: latest~0)", cmd, ref);
 		return -1;
 	}
 	*from = a < b ? a : b;

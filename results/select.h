@@ -3,7 +3,8 @@
  * a run id, a label (the newest run with it, or with pool, all of them),
  * latest / latest~N (this machine's newest run, or the N-th before it),
  * LABEL~N (the N-th before the newest run labelled LABEL on this machine),
- * or latest~A..latest~B (the runs from A to B back, pooled: those stored).
+ * or latest~A..latest~B (the runs from A to B back, pooled: those stored;
+ * latest is latest~0 there too).
  * "This machine" is its host identity (kernel/machine.h: --host,
  * KBENCH_HOST, /etc/machine-id), or with --class its machine class.
  */

@@ -289,10 +289,10 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 }
 
 /* One stored result: ten samples spread evenly 0.2% around level. */
-static void add_level(struct kb_run *run, const char *bench, const char *params, double level)
+static void add_level(struct kb_run *run, const char *bench, const char *params, double level,
+		      enum kb_direction dir)
 {
-	struct kb_result *r = kb_run_add_result(run, bench, params, "latency", "ns/op",
-						 KB_LOWER_IS_BETTER);
+	struct kb_result *r = kb_run_add_result(run, bench, params, "latency", "ns/op", dir);
 
 	cr_assert_not_null(r);
 	for (int k = 0; k < 10; k++)
@@ -328,12 +328,50 @@ static const cJSON *metric_row(const cJSON *doc, const char *bench)
 	return NULL;
 }
 
+/* What one stored night holds. */
+struct night {
+	const char *host, *label, *kernel;
+	int day;
+	double speed;	/* the bare getppid loop, ns/call (0: no such fact) */
+	double own;	/* mm/guard/remove's own level factor */
+	bool install;	/* with mm/guard/install */
+};
+
+static void store_night(struct kb_store *s, const struct night *n, char *id, size_t size)
+{
+	struct kb_run run;
+	char err[512];
+
+	kb_run_init(&run);
+	snprintf(run.label, sizeof(run.label), "%s", n->label);
+	snprintf(run.host, sizeof(run.host), "%s", n->host);
+	snprintf(run.started, sizeof(run.started), "2026-11-%02dT02:00:00Z", n->day);
+	run.environment = cJSON_CreateObject();
+	cJSON_AddStringToObject(run.environment, "kernel_release", n->kernel);
+	run.features = cJSON_CreateObject();
+	add_level(&run, "harness/fidelity", "method=bare", 100.0, KB_LOWER_IS_BETTER);
+	if (n->speed > 0.0)
+		cr_assert_eq(kb_result_add_factf(&run.results[0], "bare_ns_per_call", "%.1f",
+						 n->speed), 0);
+	if (n->install)
+		add_level(&run, "mm/guard/install", "method=madv_guard", 10.0 * n->speed,
+			  KB_LOWER_IS_BETTER);
+	add_level(&run, "mm/guard/remove", "method=madv_guard", 500.0 * n->own, KB_LOWER_IS_BETTER);
+	/* A rate: lower on a slower host. */
+	add_level(&run, "net/napi/bulk", "mode=busy_poll", 1e7 / n->speed, KB_HIGHER_IS_BETTER);
+	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
+	snprintf(id, size, "%s", run.id);
+	kb_run_free(&run);
+}
+
 /*
  * --from analyses runs stored before and takes none. Over six stored
  * nights the bare getppid loop (harness/fidelity's bare_ns_per_call) moves
- * 90-120 ns; a metric whose medians follow it misses its target for the
- * host's speed (host_speed, r ~1), one that moves as much on its own for
- * its run noise (r 0.27 here), each with the correlation in the JSON.
+ * 90-120 ns. A metric whose medians follow it misses its target for the
+ * host's speed (host_speed, r ~1), a rate that falls as it rises too, and
+ * one that moves as much on its own for its run noise (r 0.28), each with
+ * its correlation in the JSON. The third night lacks mm/guard/install, the
+ * fourth the loop's figure: a metric's median pairs with its own night's.
  */
 Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_it,
      .timeout = 60)
@@ -341,7 +379,7 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	static const double speed[6] = { 90, 110, 95, 120, 100, 105 };
 	static const double own[6] = { 1.00, 1.07, 0.94, 1.02, 1.08, 0.93 };
 	static struct cli_result r;
-	char dir[256], db[300], err[512], ids[6][128];
+	char dir[256], db[300], err[512], ids[10][128];
 	struct kb_store *s;
 	const cJSON *row, *id;
 	cJSON *doc;
@@ -351,26 +389,17 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	snprintf(db, sizeof(db), "%s/nights.db", dir);
 	s = kb_store_open(db, true, err, sizeof(err));
 	cr_assert_not_null(s, "%s", err);
-	for (int i = 0; i < 6; i++) {
-		struct kb_run run;
-		struct kb_result *fid;
-
-		kb_run_init(&run);
-		snprintf(run.label, sizeof(run.label), "nights");
-		snprintf(run.host, sizeof(run.host), "cal-host");
-		snprintf(run.started, sizeof(run.started), "2026-11-0%dT02:00:00Z", i + 1);
-		run.environment = cJSON_CreateObject();
-		cJSON_AddStringToObject(run.environment, "kernel_release", "6.13.0");
-		run.features = cJSON_CreateObject();
-		add_level(&run, "harness/fidelity", "method=bare", speed[i]);
-		fid = &run.results[run.nresults - 1];
-		cr_assert_eq(kb_result_add_factf(fid, "bare_ns_per_call", "%.1f", speed[i]), 0);
-		add_level(&run, "mm/guard/install", "method=madv_guard", 10.0 * speed[i]);
-		add_level(&run, "mm/guard/remove", "method=madv_guard", 500.0 * own[i]);
-		cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
-		snprintf(ids[i], sizeof(ids[i]), "%s", run.id);
-		kb_run_free(&run);
-	}
+	for (int i = 0; i < 6; i++)
+		store_night(s, &(struct night){ .host = "cal-host", .label = "nights",
+						.kernel = "6.13.0", .day = i + 1,
+						.speed = i == 3 ? 0.0 : speed[i], .own = own[i],
+						.install = i != 2 },
+			    ids[i], sizeof(ids[i]));
+	/* Runs that differ by more than noise: two hosts, two kernels. */
+	store_night(s, &(struct night){ "mix-a", "hosts", "6.13.0", 1, 100, 1, true }, ids[6], 128);
+	store_night(s, &(struct night){ "mix-b", "hosts", "6.13.0", 2, 100, 1, true }, ids[7], 128);
+	store_night(s, &(struct night){ "kern", "kernels", "6.13.0", 1, 100, 1, true }, ids[8], 128);
+	store_night(s, &(struct night){ "kern", "kernels", "6.14.0", 2, 100, 1, true }, ids[9], 128);
 	kb_store_close(s);
 
 	run_cli(&r, "calibrate --from nights --db %s -q -J", db);
@@ -384,14 +413,17 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 		k++;
 	}
 	cr_expect_eq(k, 6, "the stored runs, no new one");
-	cr_expect_eq(stored_runs(db), 6, "--from stored a run");
+	cr_expect_eq(stored_runs(db), 10, "--from stored a run");
 	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_speed"), "runs")->valuedouble,
-		     6.0);
+		     5.0);
 	row = metric_row(doc, "mm/guard/install");
 	cr_expect_gt(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.999);
 	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
+	row = metric_row(doc, "net/napi/bulk");
+	cr_expect_gt(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.999);
+	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
 	row = metric_row(doc, "mm/guard/remove");
-	cr_expect_float_eq(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.271, 0.01);
+	cr_expect_float_eq(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.275, 0.005);
 	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "run_noise");
 	cJSON_Delete(doc);
 
@@ -400,16 +432,36 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	cr_expect_not_null(strstr(r.out, "MISSES: host_speed (r 1.00)"), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "MISSES: run_noise\n"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "host: 1 of the 2 misses for run noise follow it"), "%s",
+			   r.out);
 	cr_expect_null(strstr(r.out, "harness/fidelity method=bare"), "%s", r.out);
 
-	/* Taking runs and reading them are apart; one run has no noise between runs. */
+	/* A range of this host's runs; three runs are too few to name the host. */
+	run_cli(&r, "calibrate --from latest~2..latest --host cal-host --db %s -q -J", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "not JSON: %s", r.out);
+	cr_expect_eq(cJSON_GetObjectItem(doc, "runs")->valuedouble, 3.0);
+	row = metric_row(doc, "mm/guard/install");
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(row, "host_correlation")), "%s", r.out);
+	cr_expect_str_neq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
+	cJSON_Delete(doc);
+
+	/* Taking runs and reading them are apart; runs of two hosts or kernels are no noise. */
 	run_cli(&r, "calibrate --from nights --db %s -n 3", db);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect_eq(count_lines(r.err), 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "--from analyses stored runs"), "%s", r.err);
 	run_cli(&r, "calibrate --from %s --db %s", ids[0], db);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "needs 2 to 20"), "%s", r.err);
-	cr_expect_eq(stored_runs(db), 6);
+	run_cli(&r, "calibrate --from hosts --db %s", db);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "runs of host mix-a and mix-b"), "%s", r.err);
+	run_cli(&r, "calibrate --from kernels --db %s", db);
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "runs of kernel 6.13.0 and 6.14.0"), "%s", r.err);
+	cr_expect_eq(stored_runs(db), 10);
 	unlink_store(db);
 	rmdir(dir);
 }

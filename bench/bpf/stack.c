@@ -229,8 +229,9 @@ static double elapsed_ns(void (*fn)(uint64_t), uint64_t n)
  * The program adds tens of ns to a syscall of hundreds, so a host whose
  * syscall speed drifts by 1% during the sample moves the difference by
  * far more: the with-program half is split around the without one (with,
- * without, with), which cancels a steady drift and needs no more detach
- * and attach than one after the other.
+ * without, with), which cancels a steady drift to first order (the detach
+ * and the attach between take about as long) and needs no more of them
+ * than one after the other. The meter counts both with-program halves.
  */
 static int overhead_sample(void *state, struct kb_meter *m, uint64_t batch,
 			   struct kb_sample *out, char *why, size_t size)
@@ -252,7 +253,9 @@ static int overhead_sample(void *state, struct kb_meter *m, uint64_t batch,
 		return -errno;
 	}
 	before = s->skel->bss->hits[s->idx];
+	kb_meter_begin(m);
 	with += elapsed_ns(syscalls, EVENTS / 2);
+	kb_meter_end(m);
 	count_hits(s, before, EVENTS / 2);
 	out->ops = EVENTS;
 	out->value = (with - without) / EVENTS;
