@@ -142,11 +142,11 @@ Test(bpf_stack, run_stores_jit_evidence_per_method, .timeout = 120)
 }
 
 /*
- * bpf/stack/overhead times the program's syscalls in two halves around the
- * detached stretch: it is attached again for the second half and counts
- * every syscall of both (events_per_syscall 1).
+ * bpf/stack/overhead detaches the program for its without-program stretch
+ * and attaches it again: attached, it counts every syscall it was timed
+ * on (events_per_syscall 1), in every sample.
  */
-Test(bpf_stack, overhead_program_sees_every_syscall_around_the_detach, .timeout = 120)
+Test(bpf_stack, overhead_program_sees_every_syscall_it_is_timed_on, .timeout = 120)
 {
 	static struct cli_result r;
 	cJSON *doc, *it;

@@ -224,15 +224,7 @@ static double elapsed_ns(void (*fn)(uint64_t), uint64_t n)
 	return (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
 }
 
-/*
- * The same syscalls with and without the program: what it adds per event.
- * The program adds tens of ns to a syscall of hundreds, so a host whose
- * syscall speed drifts by 1% during the sample moves the difference by
- * far more: the with-program half is split around the without one (with,
- * without, with), which cancels a steady drift to first order (the detach
- * and the attach between take about as long) and needs no more of them
- * than one after the other. The meter counts both with-program halves.
- */
+/* The same syscalls with and without the program: what it adds per event. */
 static int overhead_sample(void *state, struct kb_meter *m, uint64_t batch,
 			   struct kb_sample *out, char *why, size_t size)
 {
@@ -242,9 +234,9 @@ static int overhead_sample(void *state, struct kb_meter *m, uint64_t batch,
 
 	(void)batch;
 	kb_meter_begin(m);
-	with = elapsed_ns(syscalls, EVENTS / 2);
+	with = elapsed_ns(syscalls, EVENTS);
 	kb_meter_end(m);
-	count_hits(s, before, EVENTS / 2);
+	count_hits(s, before, EVENTS);
 	bpf_link__destroy(s->link);
 	without = elapsed_ns(syscalls, EVENTS);
 	s->link = bpf_program__attach(program(s->skel, s->idx));
@@ -252,11 +244,6 @@ static int overhead_sample(void *state, struct kb_meter *m, uint64_t batch,
 		snprintf(why, size, "re-attaching: %s", strerror(errno));
 		return -errno;
 	}
-	before = s->skel->bss->hits[s->idx];
-	kb_meter_begin(m);
-	with += elapsed_ns(syscalls, EVENTS / 2);
-	kb_meter_end(m);
-	count_hits(s, before, EVENTS / 2);
 	out->ops = EVENTS;
 	out->value = (with - without) / EVENTS;
 	return 0;
