@@ -375,8 +375,8 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	       "needs: samples per run, runs per side for a verdict at %s; target: the\n"
 	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
 	       "limits it (samples: more samples per run; run_noise: more runs per side;\n"
-	       "host_speed: the run noise follows the host's syscall speed, r its correlation\n"
-	       "with the bare getppid loop over the runs)\n",
+	       "host_speed: the run noise follows the host's syscall speed, r the correlation\n"
+	       "of the medians with it over the runs)\n",
 	       cli->s.baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
