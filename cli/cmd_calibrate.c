@@ -18,6 +18,7 @@
 #include "../analysis/options.h"
 #include "../analysis/stats.h"
 
+#include "../results/formats.h"
 #include "../results/json.h"
 #include "../results/keep.h"
 #include "../results/select.h"
@@ -539,13 +540,6 @@ static int take_runs(struct calibrate_cli *cli, struct kb_store *store, struct k
 	return 0;
 }
 
-static const char *kernel_of(const struct kb_run *run)
-{
-	const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(run->environment, "kernel_release"));
-
-	return k ? k : "unknown";
-}
-
 /*
  * --from's runs differ only by noise: one host's (with --class, one
  * class's) on one kernel. Between hosts or kernels the medians differ for
@@ -559,6 +553,7 @@ static int same_machine(const struct calibrate_cli *cli, const struct kb_run *ru
 
 	for (size_t i = 1; i < n; i++) {
 		const char *g = history_group(cli, &runs[i]);
+		const char *k0 = kb_run_kernel(&runs[0]), *k = kb_run_kernel(&runs[i]);
 
 		if (!g0 || !g || strcmp(g0, g)) {
 			kb_err("calibrate: --from %s: runs of %s %s and %s: noise is of one %s's runs",
@@ -566,10 +561,10 @@ static int same_machine(const struct calibrate_cli *cli, const struct kb_run *ru
 			       kb_sanitize_line(g ? g : "none", b, sizeof(b)), what);
 			return KB_EXIT_USAGE;
 		}
-		if (strcmp(kernel_of(&runs[0]), kernel_of(&runs[i]))) {
+		if (strcmp(k0, k)) {
 			kb_err("calibrate: --from %s: runs of kernel %s and %s: noise is of one kernel's "
-			       "runs", cli->from, kb_sanitize_line(kernel_of(&runs[0]), a, sizeof(a)),
-			       kb_sanitize_line(kernel_of(&runs[i]), b, sizeof(b)));
+			       "runs", cli->from, kb_sanitize_line(*k0 ? k0 : "unknown", a, sizeof(a)),
+			       kb_sanitize_line(*k ? k : "unknown", b, sizeof(b)));
 			return KB_EXIT_USAGE;
 		}
 	}
