@@ -1,5 +1,6 @@
 #include "harness.h"
 #include "host_speed.h"
+#include "host_syscall.h"
 #include "time_budget.h"
 #include "../lib/filter.h"
 #include "collector.h"
@@ -314,7 +315,37 @@ struct case_ctx {
 	struct kb_load_snap load0;	/* before the first measured sample */
 	bool has_load;
 	struct kb_load load;
+	/*
+	 * A paired case's samples over the host's syscall speed beside them
+	 * (host_syscall.h), warm-up first, and those references in ns per call.
+	 */
+	double *paired, *reference;
+	size_t npaired, npaired_warm;
 };
+
+/*
+ * Whether a case's samples are paired with a getppid reference: a timed,
+ * syscall-bound cost on one CPU, where the host's syscall speed is most of
+ * its noise. Counts and rates are not: a ratio of them says nothing.
+ */
+static bool paired_case(const struct kb_bench *b)
+{
+	return b->timed && b->deterministic && b->one_cpu && b->direction == KB_LOWER_IS_BETTER;
+}
+
+/* The metric a paired case's second result is stored under. */
+#define PAIRED_SUFFIX "_vs_getppid"
+
+static void paired_add(struct case_ctx *x, double v, double before, double after, bool warmup)
+{
+	double ref = (before + after) / 2.0;
+
+	if (x->npaired >= (size_t)x->planned_rounds || !(ref > 0.0))
+		return;
+	x->reference[x->npaired] = ref;
+	x->paired[x->npaired++] = v / ref;
+	x->npaired_warm += warmup;
+}
 
 /*
  * The load others put on the machine over a case's measured samples: one
@@ -406,8 +437,14 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 	uint64_t ops, ns;
 	int err;
 
+	bool pair = x->paired && round > 0, sampled = false;
+	double before = 0.0;
+
 	if (b->one_cpu)
 		placement_apply(where, true);
+	/* Outside setup..teardown: no program or mapping the case installs is in it. */
+	if (pair)
+		before = kb_host_syscall_read();
 	err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
 	for (int i = 0; i < x->meter.ncollect; i++)
@@ -416,6 +453,7 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 		err = size_batch(x, r);
 	} else if (!err && !(err = take_sample(x, &v, &ops, &ns))) {
 		kb_result_add_sample(r, v, warmup);
+		sampled = true;
 		for (int i = 0; i < x->meter.ncollect; i++)
 			x->meter.collect[i].ops->sample(x->meter.collect[i].state, ops);
 		if (!warmup) {
@@ -429,6 +467,8 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 	if (b->teardown)
 		b->teardown(x->state);
 	kb_undo_to(mark);
+	if (pair && sampled)
+		paired_add(x, v, before, kb_host_syscall_read(), warmup);
 	if (b->one_cpu)
 		placement_apply(where, false);
 	return err;
@@ -479,8 +519,49 @@ static void timing_overhead_fact(const struct case_ctx *x, struct kb_counters *c
 	kb_result_add_fact(r, "timing_overhead", buf);
 }
 
-static void finish_case(struct case_ctx *x, const struct placement *where,
-			struct kb_counters *counters, struct kb_run *run)
+/*
+ * A paired case's second result: its samples in getppid calls (unit
+ * "getppid/op" for "ns/op"), with what they were paired with. Appended
+ * after the run's other results, so none of their indexes moves.
+ */
+static int add_paired_result(const struct case_ctx *x, const struct placement *where,
+			     struct kb_run *run)
+{
+	const struct kb_bench *b = x->c.bench;
+	const char *per = strncmp(b->unit, "ns/", 3) == 0 ? b->unit + 2 : "";
+	char metric[64], unit[64];
+	size_t measured = x->npaired - x->npaired_warm;
+	struct kb_result *r;
+
+	if (!x->paired || !measured)
+		return 0;
+	snprintf(metric, sizeof(metric), "%s" PAIRED_SUFFIX, b->metric);
+	snprintf(unit, sizeof(unit), "getppid%s", per);
+	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, KB_LOWER_IS_BETTER);
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->npaired; i++)
+		if (kb_result_add_sample(r, x->paired[i], i < x->npaired_warm))
+			return -ENOMEM;
+	kb_result_add_factf(r, "paired_reference",
+			    "%d getppid() calls just before setup and just after teardown of each "
+			    "sample, on the case's CPU", KB_HOST_SYSCALL_CALLS);
+	kb_result_add_factf(r, "reference_ns_per_call", "%.2f",
+			    kb_median(x->reference + x->npaired_warm, measured));
+	kb_result_add_fact(r, "raw_metric", b->metric);
+	if (x->npaired_warm)
+		kb_result_add_factf(r, "discarded",
+				    "%zu (0 sizing the batch, %zu warm-up; stored as warmup)",
+				    x->npaired_warm, x->npaired_warm);
+	if (where->cpu >= 0)
+		kb_result_add_factf(r, "pinned_cpu", "%d", where->cpu);
+	r->has_load = x->has_load;
+	r->load = x->load;
+	return 0;
+}
+
+static int finish_case(struct case_ctx *x, const struct placement *where,
+		       struct kb_counters *counters, struct kb_run *run)
 {
 	const struct kb_bench *b = x->c.bench;
 	struct kb_result *r = &run->results[x->result];
@@ -523,6 +604,7 @@ static void finish_case(struct case_ctx *x, const struct placement *where,
 		x->meter.collect[i].ops->attach(x->meter.collect[i].state, r);
 	r->has_load = x->has_load;
 	r->load = x->load;
+	return add_paired_result(x, where, run);
 }
 
 struct collect_arg {
@@ -577,6 +659,12 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 			if (kb_run_add_skip(run, b->name, x->c.canonical, x->why))
 				return -ENOMEM;
 			continue;
+		}
+		if (paired_case(b)) {
+			x->paired = calloc((size_t)x->planned_rounds, sizeof(double));
+			x->reference = calloc((size_t)x->planned_rounds, sizeof(double));
+			if (!x->paired || !x->reference)
+				return -ENOMEM;
 		}
 		x->state = calloc(1, b->state_size ? b->state_size : 1);
 		if (!x->state || !kb_run_add_result(run, b->name, x->c.canonical, b->metric,
@@ -752,11 +840,13 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 		err = -ENOMEM;
 	for (size_t i = 0; i < a.n; i++) {
 		if (!a.cases[i].done && !err && !kb_stop_requested())
-			finish_case(&a.cases[i], &where, counters, run);
+			err = finish_case(&a.cases[i], &where, counters, run);
 		/* A case skipped before setup has no state to release. */
 		if (a.cases[i].state && a.cases[i].c.bench->release)
 			a.cases[i].c.bench->release(a.cases[i].state);
 		free(a.cases[i].state);
+		free(a.cases[i].paired);
+		free(a.cases[i].reference);
 		meter_free(&a.cases[i].meter);
 		kb_load_snap_free(&a.cases[i].load0);
 	}

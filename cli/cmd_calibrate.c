@@ -215,6 +215,25 @@ static const struct kb_result *find_result(const struct kb_run *run, const struc
 }
 
 /*
+ * The host's syscall speed beside this case's own samples in run: the
+ * median getppid reference its paired twin (metric "<metric>_vs_getppid",
+ * bench/host_syscall.h) was taken against, or NAN without one.
+ */
+static double case_reference(const struct kb_run *run, const struct kb_result *key)
+{
+	struct kb_result twin = *key;
+	char metric[96];
+	const struct kb_result *r;
+	const char *f;
+
+	snprintf(metric, sizeof(metric), "%s_vs_getppid", key->metric);
+	twin.metric = metric;
+	r = find_result(run, &twin);
+	f = r ? kb_result_fact(r, "reference_ns_per_call") : NULL;
+	return f && strtod(f, NULL) > 0.0 ? strtod(f, NULL) : NAN;
+}
+
+/*
  * How closely a metric's medians follow the host's syscall speed over the
  * runs: the correlation of their logarithms with the bare getppid loop's
  * (the same run's), signed so that positive is worse on a slower host (a
@@ -273,7 +292,10 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		if (!r || !r->nsamples)
 			continue;
 		kb_summarize(r->samples, r->nsamples, &sum);
-		bare[k] = host->bare[i];
+		/* Its own case's reference where it has one: taken beside its samples. */
+		bare[k] = case_reference(&runs[i], key);
+		if (isnan(bare[k]))
+			bare[k] = host->bare[i];
 		medians[k] = sum.median;
 		robust[k] = kb_robust_spread(r->samples, r->nsamples);
 		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;

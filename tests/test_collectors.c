@@ -187,6 +187,9 @@ Test(collectors, faults_on_guard_touches_and_fresh_pages, .timeout = 180)
 		const char *bench = cJSON_GetObjectItem(it, "benchmark")->valuestring;
 		double minor, traps;
 
+		/* A getppid-paired twin (bench/host_syscall.h) has the samples, not the collectors. */
+		if (strstr(cJSON_GetObjectItem(it, "metric")->valuestring, "_vs_getppid"))
+			continue;
 		faults_of(it, &minor, &traps);
 		if (!strcmp(bench, "mm/guard/fault")) {
 			fault_results++;

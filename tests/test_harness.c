@@ -37,6 +37,13 @@ static const char *fact(cJSON *res, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "facts"), name));
 }
 
+static const char *str(cJSON *obj, const char *key)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(obj, key));
+
+	return s ? s : "";
+}
+
 /* sched_getcpu() in every chunk of every sample saw only the CPU the harness pinned. */
 Test(harness, one_cpu_benchmarks_stay_on_the_last_allowed_cpu, .timeout = 120)
 {
@@ -133,8 +140,83 @@ Test(harness, discarded_samples_are_counted_and_kept, .timeout = 120)
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
+	/* Its getppid-paired results had no batch to size: their warm-up alone. */
 	cJSON_ArrayForEach(res, cJSON_GetObjectItem(doc, "results"))
-		expect_discarded(res, true);
+		expect_discarded(res, !strstr(str(res, "metric"), "_vs_getppid"));
+	cJSON_Delete(doc);
+}
+
+static cJSON *partner(cJSON *results, cJSON *raw, const char *metric)
+{
+	cJSON *res;
+
+	cJSON_ArrayForEach(res, results)
+		if (!strcmp(str(res, "benchmark"), str(raw, "benchmark")) &&
+		    cJSON_Compare(cJSON_GetObjectItem(res, "params"), cJSON_GetObjectItem(raw, "params"),
+				  true) &&
+		    !strcmp(str(res, "metric"), metric))
+			return res;
+	return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A syscall-bound timed case (mm/guard/install) has a second result: each
+ * sample over the getppid chunk timed beside it, so sample for sample raw
+ * over paired is that reference, and their median is the one the fact
+ * names. The warm-up is paired too; a count (mm/guard/vmas) is not.
+ */
+Test(harness, syscall_bound_samples_are_paired_with_a_getppid_reference, .timeout = 120)
+{
+	static struct cli_result r;
+	cJSON *doc, *results, *raw;
+	int paired = 0;
+
+	run_cli(&r, "run -f mm/guard/install -f mm/guard/vmas -r 5 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	results = cJSON_GetObjectItem(doc, "results");
+	cJSON_ArrayForEach(raw, results) {
+		cJSON *p = partner(results, raw, "latency_vs_getppid");
+		cJSON *rs = cJSON_GetObjectItem(raw, "samples"), *ps;
+		double ref[5], fact_ns;
+		const char *f;
+
+		if (strcmp(str(raw, "benchmark"), "mm/guard/install") || strcmp(str(raw, "metric"), "latency")) {
+			cr_expect(strcmp(str(raw, "benchmark"), "mm/guard/vmas") || !p, "a count is paired");
+			continue;
+		}
+		cr_assert_not_null(p, "a mm/guard/install case has no paired result");
+		paired++;
+		cr_expect_str_eq(str(p, "unit"), "getppid/op");
+		cr_expect_str_eq(str(p, "direction"), "lower");
+		ps = cJSON_GetObjectItem(p, "samples");
+		cr_assert_eq(cJSON_GetArraySize(ps), 5);
+		cr_assert_eq(cJSON_GetArraySize(rs), 5);
+		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "warmup")), 1);
+		for (int i = 0; i < 5; i++) {
+			double pv = cJSON_GetArrayItem(ps, i)->valuedouble;
+
+			cr_assert_gt(pv, 0.0);
+			ref[i] = cJSON_GetArrayItem(rs, i)->valuedouble / pv;
+			cr_expect_gt(ref[i], 1.0, "getppid at %g ns", ref[i]);
+		}
+		qsort(ref, 5, sizeof(ref[0]), by_value);
+		f = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"),
+							     "reference_ns_per_call"));
+		cr_assert_not_null(f);
+		fact_ns = strtod(f, NULL);
+		/* The fact keeps two decimals. */
+		cr_expect_float_eq(ref[2], fact_ns, 0.0051 + ref[2] * 1e-9, "%g vs %s", ref[2], f);
+	}
+	cr_expect_geq(paired, 1, "no mm/guard/install case ran");
 	cJSON_Delete(doc);
 }
 

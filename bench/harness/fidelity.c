@@ -8,13 +8,12 @@
  * harness.
  */
 #include "../bench.h"
+#include "../host_syscall.h"
 #include "../../lib/util.h"
 #include "../../results/summary.h"
 
 #include <sched.h>
 #include <stdio.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #define CHUNKS 16
 #define CALLS 2000	/* per chunk: about 0.3 ms of getppid */
@@ -32,12 +31,6 @@ struct fidelity_state {
 	double bare_ns, meter_ns;	/* per call, the last sample's */
 	uint64_t ran_on;		/* the CPUs (< 64) its chunks ran on, as bits */
 };
-
-static void calls(void)
-{
-	for (int i = 0; i < CALLS; i++)
-		syscall(SYS_getppid);
-}
 
 static int fidelity_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
 			   char *why, size_t size)
@@ -58,12 +51,12 @@ static int fidelity_sample(void *state, struct kb_meter *m, uint64_t batch, stru
 		for (int side = c % 2; side < c % 2 + 2; side++) {
 			if (side % 2 == 0) {
 				t0 = kb_now_ns();
-				calls();
+				kb_getppid_calls(CALLS);
 				bare[c] = (double)(kb_now_ns() - t0) / CALLS;
 			} else {
 				before = kb_meter_ns(m);
 				kb_meter_begin(m);
-				calls();
+				kb_getppid_calls(CALLS);
 				kb_meter_end(m);
 				metered[c] = (double)(kb_meter_ns(m) - before) / CALLS;
 			}

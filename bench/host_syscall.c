@@ -1,0 +1,20 @@
+#include "host_syscall.h"
+#include "../lib/util.h"
+
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void kb_getppid_calls(int n)
+{
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+double kb_host_syscall_read(void)
+{
+	uint64_t t0 = kb_now_ns();
+
+	kb_getppid_calls(KB_HOST_SYSCALL_CALLS);
+	return (double)(kb_now_ns() - t0) / KB_HOST_SYSCALL_CALLS;
+}
