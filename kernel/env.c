@@ -1,4 +1,5 @@
 #include "env.h"
+#include "layout.h"
 #include "probe.h"
 #include "../lib/sha256.h"
 #include "../lib/util.h"
@@ -197,6 +198,7 @@ cJSON *kb_env_capture(void)
 	add_file_field(env, "smt", "/sys/devices/system/cpu/smt/control");
 	add_thp(env);
 	add_mitigations(env);
+	cJSON_AddStringToObject(env, "address_layout", kb_layout_state());
 	return env;
 }
 
