@@ -288,15 +288,22 @@ Test(calibrate, the_hosts_own_speed_is_reported_from_the_bare_loop, .timeout = 3
 	rmdir(dir);
 }
 
-/* One stored result: ten samples spread evenly 0.2% around level. */
-static void add_level(struct kb_run *run, const char *bench, const char *params, double level,
-		      enum kb_direction dir)
+/* One stored result of metric: ten samples spread evenly 0.2% around level. */
+static struct kb_result *add_metric(struct kb_run *run, const char *bench, const char *params,
+				    const char *metric, double level, enum kb_direction dir)
 {
-	struct kb_result *r = kb_run_add_result(run, bench, params, "latency", "ns/op", dir);
+	struct kb_result *r = kb_run_add_result(run, bench, params, metric, "ns/op", dir);
 
 	cr_assert_not_null(r);
 	for (int k = 0; k < 10; k++)
 		kb_result_add_sample(r, level * (1.0 + 0.0004 * (k - 4.5)), false);
+	return r;
+}
+
+static void add_level(struct kb_run *run, const char *bench, const char *params, double level,
+		      enum kb_direction dir)
+{
+	add_metric(run, bench, params, "latency", level, dir);
 }
 
 static void count_run(const struct kb_run_info *info, void *arg)
@@ -357,6 +364,14 @@ static void store_night(struct kb_store *s, const struct night *n, char *id, siz
 		add_level(&run, "mm/guard/install", "method=madv_guard", 10.0 * n->speed,
 			  KB_LOWER_IS_BETTER);
 	add_level(&run, "mm/guard/remove", "method=madv_guard", 500.0 * n->own, KB_LOWER_IS_BETTER);
+	/*
+	 * A case paired with its own getppid reference (bench/host_syscall.h):
+	 * the raw level moves with the reference beside it, not with the loop.
+	 */
+	add_level(&run, "bpf/uptr/publish", "method=uptr", 700.0 * n->own, KB_LOWER_IS_BETTER);
+	cr_assert_eq(kb_result_add_factf(add_metric(&run, "bpf/uptr/publish", "method=uptr",
+						    "latency_vs_getppid", 11.0, KB_LOWER_IS_BETTER),
+					 "reference_ns_per_call", "%.2f", 64.0 * n->own), 0);
 	/* A rate: lower on a slower host. */
 	add_level(&run, "net/napi/bulk", "mode=busy_poll", 1e7 / n->speed, KB_HIGHER_IS_BETTER);
 	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
@@ -370,8 +385,10 @@ static void store_night(struct kb_store *s, const struct night *n, char *id, siz
  * 90-120 ns. A metric whose medians follow it misses its target for the
  * host's speed (host_speed, r ~1), a rate that falls as it rises too, and
  * one that moves as much on its own for its run noise (r 0.28), each with
- * its correlation in the JSON. The third night lacks mm/guard/install, the
- * fourth the loop's figure: a metric's median pairs with its own night's.
+ * its correlation in the JSON; a metric moving as that one does but beside
+ * a getppid reference of its own that moves with it, host_speed again.
+ * The third night lacks mm/guard/install, the fourth the loop's figure: a
+ * metric's median pairs with its own night's.
  */
 Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_it,
      .timeout = 60)
@@ -425,6 +442,11 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	row = metric_row(doc, "mm/guard/remove");
 	cr_expect_float_eq(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.275, 0.005);
 	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "run_noise");
+	/* The same moves, beside a reference of its own that follows them: the host. */
+	row = metric_row(doc, "bpf/uptr/publish");
+	cr_expect_str_eq(cJSON_GetObjectItem(row, "metric")->valuestring, "latency");
+	cr_expect_gt(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.999);
+	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
 	cJSON_Delete(doc);
 
 	/* The text names the cause with r, and -f keeps to its benchmarks. */
