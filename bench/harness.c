@@ -436,7 +436,7 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 	double v;
 	uint64_t ops, ns;
 	int err;
-
+	/* Warm-up and measured samples are paired; the batch sizing is not. */
 	bool pair = x->paired && round > 0, sampled = false;
 	double before = 0.0;
 
