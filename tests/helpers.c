@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *kbench_bin(void)
 {
@@ -159,6 +160,27 @@ void store_synthetic_runs(const char *db, const char *host, const double *level,
 	}
 	kb_store_close(s);
 	gsl_rng_free(rng);
+}
+
+static void count_run(const struct kb_run_info *info, void *arg)
+{
+	(void)info;
+	++*(int *)arg;
+}
+
+int stored_run_count(const char *db)
+{
+	char err[512];
+	struct kb_store *s;
+	int n = 0;
+
+	if (access(db, F_OK) != 0)
+		return 0;
+	s = kb_store_open(db, false, err, sizeof(err));
+	cr_assert_not_null(s, "%s", err);
+	cr_assert_eq(kb_store_list_runs(s, count_run, &n, err, sizeof(err)), 0, "%s", err);
+	kb_store_close(s);
+	return n;
 }
 
 void unlink_store(const char *db)

@@ -50,6 +50,9 @@ void store_synthetic_runs(const char *db, const char *host, const double *level,
 /* Path of the kbench binary under test. */
 const char *kbench_bin(void);
 
+/* Runs stored in the SQLite store db, read through the store (0 where no file is). */
+int stored_run_count(const char *db);
+
 /* Removes a store the test made: the database and the WAL, index and journal beside it. */
 void unlink_store(const char *db);
 

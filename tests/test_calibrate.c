@@ -306,24 +306,6 @@ static void add_level(struct kb_run *run, const char *bench, const char *params,
 	add_metric(run, bench, params, "latency", level, dir);
 }
 
-static void count_run(const struct kb_run_info *info, void *arg)
-{
-	(void)info;
-	++*(int *)arg;
-}
-
-static int stored_runs(const char *db)
-{
-	char err[512];
-	struct kb_store *s = kb_store_open(db, false, err, sizeof(err));
-	int n = 0;
-
-	cr_assert_not_null(s, "%s", err);
-	cr_assert_eq(kb_store_list_runs(s, count_run, &n, err, sizeof(err)), 0, "%s", err);
-	kb_store_close(s);
-	return n;
-}
-
 static const cJSON *metric_row(const cJSON *doc, const char *bench)
 {
 	const cJSON *m;
@@ -430,7 +412,7 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 		k++;
 	}
 	cr_expect_eq(k, 6, "the stored runs, no new one");
-	cr_expect_eq(stored_runs(db), 10, "--from stored a run");
+	cr_expect_eq(stored_run_count(db), 10, "--from stored a run");
 	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_speed"), "runs")->valuedouble,
 		     5.0);
 	row = metric_row(doc, "mm/guard/install");
@@ -483,7 +465,7 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	run_cli(&r, "calibrate --from kernels --db %s", db);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "runs of kernel 6.13.0 and 6.14.0"), "%s", r.err);
-	cr_expect_eq(stored_runs(db), 10);
+	cr_expect_eq(stored_run_count(db), 10);
 	unlink_store(db);
 	rmdir(dir);
 }

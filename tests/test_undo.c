@@ -6,7 +6,6 @@
 
 #include <criterion/criterion.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,24 +47,6 @@ Test(undo, sysctl_restored_in_reverse_order)
 	kb_undo_to(mark);
 	cr_assert_eq(read_sysctl(), orig, "undo left %s at %ld, was %ld", MAX_MAP_COUNT,
 		     read_sysctl(), orig);
-}
-
-static int count_runs(const char *db)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	int n = -1;
-
-	if (access(db, F_OK) != 0)
-		return 0;
-	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
-	sqlite3_close(h);
-	return n;
 }
 
 /*
@@ -111,7 +92,7 @@ static void interrupt_capacity_run(int sig)
 		  "expected exit 130 after signal %d, got status 0x%x", sig, status);
 	cr_expect_eq(read_sysctl(), orig, "%s left at %ld, was %ld", MAX_MAP_COUNT,
 		     read_sysctl(), orig);
-	cr_expect_eq(count_runs(db), 0, "an interrupted run was stored");
+	cr_expect_eq(stored_run_count(db), 0, "an interrupted run was stored");
 	unlink_store(db);
 	rmdir(dir);
 }
