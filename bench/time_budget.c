@@ -45,7 +45,7 @@ static int by_value(const void *a, const void *b)
 static double level(const struct kb_budget_case *c, size_t n, double pool)
 {
 	double *at = malloc((2 * n + 1) * sizeof(*at)), below = 0.0, cap = 0.0;
-	size_t k = 0;
+	size_t k = 0, lo = 0, hi;
 
 	if (!at)
 		return INFINITY;	/* no memory for the cut: the run only lasts longer */
@@ -57,8 +57,17 @@ static double level(const struct kb_budget_case *c, size_t n, double pool)
 	qsort(at, k, sizeof(*at), by_value);
 	if (optional_at(c, n, at[k - 1]) <= pool)
 		cap = INFINITY;
-	for (size_t j = 0; isfinite(cap) && j < k && optional_at(c, n, at[j]) <= pool; j++)
-		below = at[j];
+	/* optional_at never falls as the cap grows: bisect for the last point that fits. */
+	for (hi = isfinite(cap) ? k : 0; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (optional_at(c, n, at[mid]) <= pool)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		below = at[lo - 1];
 	if (isfinite(cap) && optional_at(c, n, below) <= pool) {
 		/* Between below and the next point each case still climbing adds one ns per ns. */
 		size_t climbing = 0;
