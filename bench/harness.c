@@ -333,9 +333,6 @@ static bool paired_case(const struct kb_bench *b)
 	return b->timed && b->deterministic && b->one_cpu && b->direction == KB_LOWER_IS_BETTER;
 }
 
-/* The metric a paired case's second result is stored under. */
-#define PAIRED_SUFFIX "_vs_getppid"
-
 static void paired_add(struct case_ctx *x, double v, double before, double after, bool warmup)
 {
 	double ref = (before + after) / 2.0;
@@ -535,7 +532,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 
 	if (!x->paired || !measured)
 		return 0;
-	snprintf(metric, sizeof(metric), "%s" PAIRED_SUFFIX, b->metric);
+	snprintf(metric, sizeof(metric), "%s" KB_PAIRED_SUFFIX, b->metric);
 	snprintf(unit, sizeof(unit), "getppid%s", per);
 	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, KB_LOWER_IS_BETTER);
 	if (!r)

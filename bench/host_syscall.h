@@ -14,6 +14,12 @@
 /* Calls per reading: about 0.25 ms at 250 ns a call. */
 #define KB_HOST_SYSCALL_CALLS 1000
 
+/*
+ * The metric a paired case's second result is stored under: its own
+ * metric with this suffix ("latency_vs_getppid"), in getppid calls.
+ */
+#define KB_PAIRED_SUFFIX "_vs_getppid"
+
 /* n getppid() calls through syscall(2), so no library caches the answer. */
 void kb_getppid_calls(int n);
 

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "../bench/run_header.h"
 #include "../bench/harness.h"
+#include "../bench/host_syscall.h"
 #include "../bench/privilege.h"
 #include "suite_options.h"
 #include "../kernel/undo.h"
@@ -216,7 +217,7 @@ static const struct kb_result *find_result(const struct kb_run *run, const struc
 
 /*
  * The host's syscall speed beside this case's own samples in run: the
- * median getppid reference its paired twin (metric "<metric>_vs_getppid",
+ * median getppid reference its paired twin (metric + KB_PAIRED_SUFFIX,
  * bench/host_syscall.h) was taken against, or NAN without one.
  */
 static double case_reference(const struct kb_run *run, const struct kb_result *key)
@@ -225,12 +226,14 @@ static double case_reference(const struct kb_run *run, const struct kb_result *k
 	char metric[96];
 	const struct kb_result *r;
 	const char *f;
+	double ns;
 
-	snprintf(metric, sizeof(metric), "%s_vs_getppid", key->metric);
+	snprintf(metric, sizeof(metric), "%s" KB_PAIRED_SUFFIX, key->metric);
 	twin.metric = metric;
 	r = find_result(run, &twin);
 	f = r ? kb_result_fact(r, "reference_ns_per_call") : NULL;
-	return f && strtod(f, NULL) > 0.0 ? strtod(f, NULL) : NAN;
+	ns = f ? strtod(f, NULL) : NAN;
+	return ns > 0.0 ? ns : NAN;
 }
 
 /*
