@@ -2,8 +2,10 @@
 #include "host_drift.h"
 #include "noise.h"
 #include "stats.h"
+#include "../results/summary.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -359,6 +361,78 @@ static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_res
 	return most;
 }
 
+/* The median of the runs' getppid readings (fact reference_ns_per_call) for key, or NAN. */
+static double side_reference(const struct kb_run *runs, size_t n, const struct kb_result *key)
+{
+	double *v = calloc(n ? n : 1, sizeof(*v)), med;
+	size_t k = 0;
+
+	for (size_t i = 0; v && i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+			const char *f = kb_result_fact(r, "reference_ns_per_call");
+			char *end;
+			double x;
+
+			if (!same_key(r, key) || !f)
+				continue;
+			x = strtod(f, &end);
+			if (end != f && !*end && x > 0.0)
+				v[k++] = x;
+			break;
+		}
+	med = k ? kb_median(v, k) : NAN;
+	free(v);
+	return med;
+}
+
+/* The row of twin's raw metric: same benchmark and params, metric its raw_metric fact. */
+static size_t raw_row(const struct kb_comparison *c, const struct kb_result *twin)
+{
+	const char *raw = kb_result_fact(twin, "raw_metric");
+
+	for (size_t i = 0; raw && i < c->nmetrics; i++) {
+		const struct kb_result *r = c->metrics[i].ref;
+
+		if (!strcmp(r->benchmark, twin->benchmark) && !strcmp(r->params, twin->params) &&
+		    !strcmp(r->metric, raw))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Each paired twin moved to the row after its raw metric, so a reader sees
+ * the two verdicts together: raw slower and paired same is the host's (or
+ * the syscall entry path's) speed, not the case's own cost.
+ */
+static void place_twins(struct kb_comparison *c, const struct kb_run *a, size_t na,
+			const struct kb_run *b, size_t nb)
+{
+	for (size_t i = 0; i < c->nmetrics;) {
+		struct kb_metric_cmp twin = c->metrics[i];
+		size_t raw = twin.paired ? SIZE_MAX : raw_row(c, twin.ref), to;
+
+		if (raw == SIZE_MAX) {
+			i++;
+			continue;
+		}
+		twin.paired = true;
+		twin.reference_a = side_reference(a, na, twin.ref);
+		twin.reference_b = side_reference(b, nb, twin.ref);
+		if (raw < i) {
+			to = raw + 1;
+			memmove(&c->metrics[to + 1], &c->metrics[to], (i - to) * sizeof(twin));
+			i++;
+		} else {
+			/* Rows i+1..raw move up one: row i is a new one to look at. */
+			to = raw;
+			memmove(&c->metrics[i], &c->metrics[i + 1], (raw - i) * sizeof(twin));
+		}
+		c->metrics[to] = twin;
+	}
+}
+
 /*
  * Samples taken while other processes used the CPUs (kernel/load.h) cannot
  * vouch for "same": a loaded baseline can hide a regression, so that is
@@ -439,6 +513,7 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		if (!in_a)
 			out->only_b[out->nonly_b++] = keys_b[j];
 	}
+	place_twins(out, a, na, b, nb);
 	out->geomean = out->geomean_n ? exp(log_sum / (double)out->geomean_n) : 1.0;
 	free(skip);
 	free(keys_a);

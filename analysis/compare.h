@@ -76,6 +76,14 @@ struct kb_metric_cmp {
 	 * and the change the raw samples show.
 	 */
 	double drift_exponent, host_ratio, raw_change_pct;
+	/*
+	 * A paired twin (a result with a raw_metric fact: its samples over the
+	 * host's syscall speed, bench/harness.c) follows its raw metric's row;
+	 * paired says so, and reference_a/b are its runs' median getppid
+	 * reading in ns a call (NAN where a side recorded none).
+	 */
+	bool paired;
+	double reference_a, reference_b;
 };
 
 struct kb_comparison {

@@ -108,6 +108,32 @@ static const char *noise_runs_text(char *buf, size_t size, const struct kb_metri
 	return buf;
 }
 
+/*
+ * A paired twin's line: its reference on each side and, where the raw and
+ * paired verdicts differ, what that means.
+ */
+static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
+			 const struct kb_metric_cmp *raw)
+{
+	char ra[24], rb[24];
+
+	snprintf(ra, sizeof(ra), isfinite(twin->reference_a) ? "%.1f" : "-", twin->reference_a);
+	snprintf(rb, sizeof(rb), isfinite(twin->reference_b) ? "%.1f" : "-", twin->reference_b);
+	fprintf(out, "%14spaired: ", "");
+	kb_put_text(out, raw->ref->metric);
+	fprintf(out, " over getppid (A %s, B %s ns a call", ra, rb);
+	if (isfinite(twin->reference_a) && isfinite(twin->reference_b))
+		fprintf(out, ": %+.1f%%", (twin->reference_b / twin->reference_a - 1.0) * 100.0);
+	fputs(")\n", out);
+	if (twin->verdict == raw->verdict || twin->verdict == KB_UNKNOWN ||
+	    raw->verdict == KB_UNKNOWN)
+		return;
+	fprintf(out, "%14sraw %s, paired %s: ", "", kb_verdict_name(raw->verdict),
+		kb_verdict_name(twin->verdict));
+	fputs(twin->verdict == KB_SAME ? "the change is the syscall path both share, or the host\n"
+				       : "the case's own cost moved against the host's\n", out);
+}
+
 static bool raised(const struct kb_metric_cmp *m)
 {
 	/* Raised by more than rounding would show. */
@@ -190,6 +216,8 @@ static void print_text(FILE *out, const struct kb_comparison *c, const char *na,
 			fprintf(out, "%14shost-corrected (exponent %.2f): B's host ran %.1f%% %s on the reference loop; raw change %+.1f%%\n",
 				"", m->drift_exponent, fabs(m->host_ratio - 1.0) * 100.0,
 				m->host_ratio > 1.0 ? "slower" : "faster", m->raw_change_pct);
+		if (m->paired && i > 0)
+			print_paired(out, m, &c->metrics[i - 1]);
 		if (more[0])
 			fprintf(out, "%14s%s\n", "", more);
 	}
@@ -230,6 +258,7 @@ static void print_markdown(FILE *out, const struct kb_comparison *c, const char 
 			f.lo, f.hi, m->p, m->threshold * 100.0, kb_verdict_name(m->verdict),
 			m->noisy_pct > 0.0		? " (noisy)"
 			: m->drift_exponent != 0.0 ? " (host-corrected)"
+			: m->paired		   ? " (paired)"
 						   : "");
 	}
 	fprintf(out, "\nGeomean over %zu metrics: %+.1f%%.\n", c->geomean_n,
@@ -303,6 +332,11 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		add_finite(o, "raw_change_pct", m->raw_change_pct);
 		if (m->prior)
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
+		if (m->paired && i > 0) {
+			cJSON_AddStringToObject(o, "paired_with", c->metrics[i - 1].ref->metric);
+			add_finite(o, "reference_ns_per_call_a", m->reference_a);
+			add_finite(o, "reference_ns_per_call_b", m->reference_b);
+		}
 		if (m->runs_to_decide > 0.0)
 			cJSON_AddNumberToObject(o, "runs_to_decide", m->runs_to_decide);
 		cJSON_AddNumberToObject(o, "threshold_asked", m->asked);

@@ -67,10 +67,10 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		kb_put_xml(f, b);
 		fprintf(f, "</td><td class=n>%+.1f%%</td><td class=n>%.3f .. %.3f</td>"
 			   "<td class=n>%.2g</td><td class=\"n%s\">%.1f%%</td><td class=n>%.0f%%</td>"
-			   "<td>%s</td></tr>\n",
+			   "<td>%s%s</td></tr>\n",
 			isfinite(m->change_pct) ? m->change_pct : 0.0, m->ci_lo, m->ci_hi, m->p,
 			m->threshold > target + 1e-12 ? " miss" : "", m->threshold * 100.0,
-			target * 100.0, v);
+			target * 100.0, v, m->paired ? " (paired: the row above over getppid)" : "");
 	}
 	fputs("</tbody></table>\n", f);
 	for (size_t i = 0; i < c->nonly_a + c->nonly_b; i++) {

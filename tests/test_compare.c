@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,99 @@ Test(compare, five_against_five_apart_is_decided)
 	cr_expect_eq(m.verdict, KB_SLOWER, "verdict %s", kb_verdict_name(m.verdict));
 	m = compare_samples(b, 5, a, 5);
 	cr_expect_eq(m.verdict, KB_FASTER, "verdict %s", kb_verdict_name(m.verdict));
+}
+
+/*
+ * One run of a syscall-bound case at host speed ref (ns a getppid call):
+ * the raw latency goes with the host, its paired twin is the same, and
+ * another metric sits between them (twin_first: the twin before both).
+ */
+static void paired_run(struct kb_run *run, double ref, bool twin_first)
+{
+	size_t raw = SIZE_MAX, twin = SIZE_MAX;	/* indexes: adding a result moves them */
+
+	kb_run_init(run);
+	for (int k = 0; k < 3; k++) {
+		int what = twin_first ? k : (k + 1) % 3; /* 0 twin, 1 other, 2 raw */
+		struct kb_result *r;
+
+		if (what == 0) {
+			r = kb_run_add_result(run, "bpf/uptr/publish", "method=m", "latency_vs_getppid",
+					      "getppid/op", KB_LOWER_IS_BETTER);
+			cr_assert_not_null(r);
+			kb_result_add_factf(r, "reference_ns_per_call", "%.2f", ref);
+			kb_result_add_fact(r, "raw_metric", "latency");
+			twin = run->nresults - 1;
+		} else if (what == 1) {
+			r = kb_run_add_result(run, "x/other", "method=m", "latency", "ns/op",
+					      KB_LOWER_IS_BETTER);
+			cr_assert_not_null(r);
+			for (int i = 0; i < 20; i++)
+				kb_result_add_sample(r, 500.0 + i, false);
+		} else {
+			cr_assert_not_null(kb_run_add_result(run, "bpf/uptr/publish", "method=m",
+							     "latency", "ns/op", KB_LOWER_IS_BETTER));
+			raw = run->nresults - 1;
+		}
+	}
+	for (int i = 0; i < 20; i++) {
+		double cost = 10.0 * (1.0 + 0.001 * i);	/* getppid calls an op */
+
+		kb_result_add_sample(&run->results[raw], cost * ref, false);
+		kb_result_add_sample(&run->results[twin], cost, false);
+	}
+}
+
+/*
+ * A host 10% slower at syscalls: the raw latency is slower, its paired
+ * twin the same, on the row right after it, with both sides' references
+ * and a line that says what the disagreement means; in either run order.
+ */
+Test(compare, paired_twin_follows_its_raw_metric_with_both_verdicts)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	struct kb_run a, b;
+	struct kb_comparison c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	o.samples_only = true;
+	for (int order = 0; order < 2; order++) {
+		size_t raw = SIZE_MAX;
+
+		paired_run(&a, 70.0, order == 0);
+		paired_run(&b, 77.0, order == 1);
+		cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
+		cr_assert_eq(c.nmetrics, 3);
+		for (size_t i = 0; i < c.nmetrics; i++)
+			if (!strcmp(c.metrics[i].ref->metric, "latency") &&
+			    !strcmp(c.metrics[i].ref->benchmark, "bpf/uptr/publish"))
+				raw = i;
+		cr_assert_lt(raw, 2, "order %d: the raw row is not followed by another", order);
+		cr_expect(!c.metrics[raw].paired);
+		cr_expect(c.metrics[raw + 1].paired);
+		cr_expect_str_eq(c.metrics[raw + 1].ref->metric, "latency_vs_getppid");
+		cr_expect_eq(c.metrics[raw].verdict, KB_SLOWER, "raw %s",
+			     kb_verdict_name(c.metrics[raw].verdict));
+		cr_expect_eq(c.metrics[raw + 1].verdict, KB_SAME, "paired %s",
+			     kb_verdict_name(c.metrics[raw + 1].verdict));
+		cr_expect_float_eq(c.metrics[raw + 1].reference_a, 70.0, 1e-9);
+		cr_expect_float_eq(c.metrics[raw + 1].reference_b, 77.0, 1e-9);
+		f = open_memstream(&text, &len);
+		cr_assert_not_null(f);
+		kb_comparison_print(f, &c, KB_FORMAT_TEXT, "a", "b");
+		fclose(f);
+		cr_expect_not_null(strstr(text, "paired: latency over getppid (A 70.0, B 77.0 ns a call: +10.0%)"),
+				   "%s", text);
+		cr_expect_not_null(strstr(text, "raw slower, paired same: the change is the syscall path"),
+				   "%s", text);
+		free(text);
+		text = NULL;
+		kb_comparison_free(&c);
+		kb_run_free(&a);
+		kb_run_free(&b);
+	}
 }
 
 /* A side whose resamples can have median 0 still shows its 3x change. */
