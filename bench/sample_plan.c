@@ -14,9 +14,12 @@ struct builder {
 	long base, baseline;
 	double z;
 	struct kb_sample_plan *plan;
-	/* The case being read: its key and the spreads of its newest results. */
-	char benchmark[256], params[512];
-	double recent[KB_PLAN_RECENT];
+	/*
+	 * The case being read: its key, the spreads of the newest results of
+	 * the metric being read, and the largest of its metrics' medians so far.
+	 */
+	char benchmark[256], params[512], metric[256];
+	double recent[KB_PLAN_RECENT], neediest;
 	size_t nrecent, seen;
 	int err;
 };
@@ -42,11 +45,26 @@ static long samples_for(const struct builder *b, double spread, double target)
 	return need >= (double)most ? most : (long)need;
 }
 
+/*
+ * Ends the metric being read: its recent spreads' median counts toward the
+ * case's. A case's metrics spread differently (the raw latency and its
+ * getppid-paired twin, bench/harness.c), and its samples serve them all.
+ */
+static void end_metric(struct builder *b)
+{
+	if (b->nrecent)
+		b->neediest = fmax(b->neediest, kb_median(b->recent, b->nrecent));
+	b->nrecent = b->seen = 0;
+}
+
 /* Ends the case being read: into the plan when it is a registered benchmark's. */
 static void flush(struct builder *b)
 {
-	const struct kb_bench *bench = b->nrecent ? kb_bench_find(b->benchmark) : NULL;
+	const struct kb_bench *bench;
 	struct kb_planned_case *c, *grown;
+
+	end_metric(b);
+	bench = isnan(b->neediest) ? NULL : kb_bench_find(b->benchmark);
 
 	/* Only where a sample costs milliseconds: no traffic, namespaces or helper processes. */
 	if (!bench || !(bench->timed || bench->one_cpu))
@@ -58,7 +76,7 @@ static void flush(struct builder *b)
 	}
 	b->plan->cases = grown;
 	c = &grown[b->plan->n];
-	c->spread = kb_median(b->recent, b->nrecent);
+	c->spread = b->neediest;
 	c->samples = samples_for(b, c->spread, KB_TARGET_CHANGE(bench));
 	c->benchmark = strdup(b->benchmark);
 	c->params = strdup(b->params);
@@ -85,8 +103,11 @@ static int take_row(const struct kb_result_row *r, void *arg)
 			return 1;
 		snprintf(b->benchmark, sizeof(b->benchmark), "%s", r->benchmark);
 		snprintf(b->params, sizeof(b->params), "%s", r->params);
-		b->nrecent = b->seen = 0;
+		b->neediest = NAN;
+	} else if (strcmp(r->metric, b->metric)) {
+		end_metric(b);
 	}
+	snprintf(b->metric, sizeof(b->metric), "%s", r->metric);
 	/* A ring of the newest KB_PLAN_RECENT spreads (none for a level of 0 that moves). */
 	spread = r->level.spread;
 	if (isnan(spread))
@@ -99,7 +120,7 @@ static int take_row(const struct kb_result_row *r, void *arg)
 int kb_sample_plan_build(struct kb_store *st, const struct kb_plan_opts *o,
 			 struct kb_sample_plan *plan, char *err, size_t size)
 {
-	struct builder b = { .group = o->group, .base = o->base, .plan = plan,
+	struct builder b = { .group = o->group, .base = o->base, .plan = plan, .neediest = NAN,
 			     .baseline = o->baseline > 0 ? o->baseline : KB_PLAN_BASELINE,
 			     .z = gsl_cdf_ugaussian_Qinv((o->alpha > 0.0 ? o->alpha : KB_PLAN_ALPHA) / 2.0) };
 

@@ -6,7 +6,8 @@
  * widen the stddev, not the median's spread). The run is sized to be
  * compared with a baseline of K runs pooled, as nightly compares: the
  * difference of the two medians has (1 + 1/K) times one median's
- * variance. Each case gets between the preset's count and
+ * variance. A case with several metrics (a raw latency and its paired
+ * twin) is sized for the one that spreads most. Each case gets between the preset's count and
  * KB_PLAN_MAX_FACTOR times it; a case with nothing stored, the preset's.
  * Only timed and one_cpu benchmarks are planned: their samples last
  * milliseconds, where a traffic window, a namespace batch or an iperf3

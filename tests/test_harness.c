@@ -221,9 +221,10 @@ Test(harness, syscall_bound_samples_are_paired_with_a_getppid_reference, .timeou
 }
 
 /* Three samples 1 - x, 1, 1 + x: median 1, MAD x, robust spread 1.4826 x. */
-static void add_spread(struct kb_run *run, const char *bench, const char *params, double spread)
+static void add_spread(struct kb_run *run, const char *bench, const char *params,
+		       const char *metric, double spread)
 {
-	struct kb_result *r = kb_run_add_result(run, bench, params, "m", "u", KB_LOWER_IS_BETTER);
+	struct kb_result *r = kb_run_add_result(run, bench, params, metric, "u", KB_LOWER_IS_BETTER);
 	double x = spread / 1.4826;
 
 	cr_assert_not_null(r);
@@ -245,8 +246,10 @@ static void store_spreads(const char *db, const char *host, double fidelity, dou
 	snprintf(run.started, sizeof(run.started), "2026-11-01T00:00:00Z");
 	run.environment = cJSON_CreateObject();
 	run.features = cJSON_CreateObject();
-	add_spread(&run, "harness/fidelity", "method=meter", fidelity);
-	add_spread(&run, "mm/guard/vmas", "method=prot_none,regions=1000,guard_pages=1", vmas);
+	add_spread(&run, "harness/fidelity", "method=meter", "m", fidelity);
+	/* A steadier second metric (a paired twin's way): the case is sized for m. */
+	add_spread(&run, "harness/fidelity", "method=meter", "m_steadier", fidelity / 2.0);
+	add_spread(&run, "mm/guard/vmas", "method=prot_none,regions=1000,guard_pages=1", "m", vmas);
 	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
 	kb_run_free(&run);
 	kb_store_close(s);
@@ -296,7 +299,9 @@ static void planned_counts(const char *db, const char *extra, int *fidelity, int
  * baseline of 5 pooled runs a stored spread of 1% needs
  * ceil(1.2 (2.5758 x 1.2533 x 1% / 2%)^2) = 4 samples, and one run
  * against one (--baseline 1) ceil(2 (...)^2) = 6; 10% would need 313,
- * capped at 4 x 3; a case with nothing stored keeps 3. The run acts as
+ * capped at 4 x 3; a case with nothing stored keeps 3. fidelity's second
+ * metric, at half its spread, needs fewer and does not lower its count
+ * (the median of both would: 2, so 3). The run acts as
  * the host the spreads were stored under (--host); another host's
  * spreads count for nothing.
  */
