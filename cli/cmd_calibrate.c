@@ -126,7 +126,7 @@ struct noise_row {
 	double median;		/* median of the per-run medians */
 	double within_cv;	/* median over the runs of stddev / mean of the samples */
 	double within_robust;	/* ... of 1.4826 MAD / median: what the median's precision rests on */
-	size_t samples;		/* per run (the fewest) */
+	size_t samples;		/* per run (the median over the runs) */
 	double run_noise;	/* NAN when unknown */
 	size_t noise_runs;
 	double detect_samples;	/* smallest change the samples of 1 run vs the baseline resolve */
@@ -277,7 +277,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		     const struct kb_series *hist, size_t nhist, const struct calibrate_cli *cli,
 		     const struct host_speed *host, struct noise_row *row)
 {
-	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS], bare[MAX_RUNS];
+	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS], bare[MAX_RUNS], counts[MAX_RUNS];
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
 	bool exact = true;
 	const char *group = history_group(cli, &runs[0]);
@@ -287,7 +287,6 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	memset(row, 0, sizeof(*row));
 	row->key = key;
 	row->target = cli->threshold > 0 ? cli->threshold : kb_target_change(key->benchmark);
-	row->samples = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct kb_result *r = find_result(&runs[i], key);
 		struct kb_summary sum;
@@ -301,10 +300,14 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 			bare[k] = host->bare[i];
 		medians[k] = sum.median;
 		robust[k] = kb_robust_spread(r->samples, r->nsamples);
+		counts[k] = (double)r->nsamples;
 		cvs[k++] = sum.mean != 0.0 ? sum.stddev / fabs(sum.mean) : NAN;
-		if (r->nsamples < row->samples)
-			row->samples = r->nsamples;
 	}
+	/*
+	 * The median, not the fewest: with --auto-samples a fresh store's
+	 * first run has the preset's counts, and every later night the plan's.
+	 */
+	row->samples = k ? (size_t)floor(kb_median(counts, k)) : 0;
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
 	row->within_robust = kb_median(robust, k);
