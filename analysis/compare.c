@@ -377,7 +377,7 @@ static double side_reference(const struct kb_run *runs, size_t n, const struct k
 			if (!same_key(r, key) || !f)
 				continue;
 			x = strtod(f, &end);
-			if (end != f && !*end && x > 0.0)
+			if (end != f && !*end && isfinite(x) && x > 0.0)
 				v[k++] = x;
 			break;
 		}
@@ -386,7 +386,12 @@ static double side_reference(const struct kb_run *runs, size_t n, const struct k
 	return med;
 }
 
-/* The row of twin's raw metric: same benchmark and params, metric its raw_metric fact. */
+/*
+ * The row of twin's raw metric: same benchmark and params, metric its
+ * raw_metric fact; not a twin itself, nor one that has its twin already
+ * (stored or imported data may say anything), so a paired row's raw one
+ * is always the row above it.
+ */
 static size_t raw_row(const struct kb_comparison *c, const struct kb_result *twin)
 {
 	const char *raw = kb_result_fact(twin, "raw_metric");
@@ -394,6 +399,9 @@ static size_t raw_row(const struct kb_comparison *c, const struct kb_result *twi
 	for (size_t i = 0; raw && i < c->nmetrics; i++) {
 		const struct kb_result *r = c->metrics[i].ref;
 
+		if (kb_result_fact(r, "raw_metric") ||
+		    (i + 1 < c->nmetrics && c->metrics[i + 1].paired))
+			continue;
 		if (!strcmp(r->benchmark, twin->benchmark) && !strcmp(r->params, twin->params) &&
 		    !strcmp(r->metric, raw))
 			return i;

@@ -115,10 +115,12 @@ static const char *noise_runs_text(char *buf, size_t size, const struct kb_metri
 static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 			 const struct kb_metric_cmp *raw)
 {
-	char ra[24], rb[24];
+	char ra[24] = "-", rb[24] = "-";
 
-	snprintf(ra, sizeof(ra), isfinite(twin->reference_a) ? "%.1f" : "-", twin->reference_a);
-	snprintf(rb, sizeof(rb), isfinite(twin->reference_b) ? "%.1f" : "-", twin->reference_b);
+	if (isfinite(twin->reference_a))
+		snprintf(ra, sizeof(ra), "%.1f", twin->reference_a);
+	if (isfinite(twin->reference_b))
+		snprintf(rb, sizeof(rb), "%.1f", twin->reference_b);
 	fprintf(out, "%14spaired: ", "");
 	kb_put_text(out, raw->ref->metric);
 	fprintf(out, " over getppid (A %s, B %s ns a call", ra, rb);

@@ -7,8 +7,9 @@
  * compared with a baseline of K runs pooled, as nightly compares: the
  * difference of the two medians has (1 + 1/K) times one median's
  * variance. A case with several metrics (a raw latency and its paired
- * twin) is sized for the one that spreads most. Each case gets between the preset's count and
- * KB_PLAN_MAX_FACTOR times it; a case with nothing stored, the preset's.
+ * twin) is sized for the one that spreads most. Each case gets between
+ * the preset's count and KB_PLAN_MAX_FACTOR times it; a case with nothing
+ * stored, the preset's.
  * Only timed and one_cpu benchmarks are planned: their samples last
  * milliseconds, where a traffic window, a namespace batch or an iperf3
  * run lasts up to seconds and would stretch the run past its budget.

@@ -307,7 +307,8 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	 * The median, not the fewest: with --auto-samples a fresh store's
 	 * first run has the preset's counts, and every later night the plan's.
 	 */
-	row->samples = k ? (size_t)floor(kb_median(counts, k)) : 0;
+	qsort(counts, k, sizeof(counts[0]), kb_cmp_double);
+	row->samples = k ? (size_t)kb_median_sorted(counts, k) : 0;
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
 	row->within_robust = kb_median(robust, k);
