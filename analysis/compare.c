@@ -399,11 +399,11 @@ static size_t raw_row(const struct kb_comparison *c, const struct kb_result *twi
 	for (size_t i = 0; raw && i < c->nmetrics; i++) {
 		const struct kb_result *r = c->metrics[i].ref;
 
-		if (kb_result_fact(r, "raw_metric") ||
-		    (i + 1 < c->nmetrics && c->metrics[i + 1].paired))
+		if (strcmp(r->benchmark, twin->benchmark) || strcmp(r->params, twin->params) ||
+		    strcmp(r->metric, raw))
 			continue;
-		if (!strcmp(r->benchmark, twin->benchmark) && !strcmp(r->params, twin->params) &&
-		    !strcmp(r->metric, raw))
+		if (!kb_result_fact(r, "raw_metric") &&
+		    !(i + 1 < c->nmetrics && c->metrics[i + 1].paired))
 			return i;
 	}
 	return SIZE_MAX;
