@@ -107,6 +107,14 @@ struct kb_bench {
 	 */
 	bool deterministic;
 	/*
+	 * state_fact: the fact (a number) its facts() records for the kernel
+	 * state the measured work walks, which other work changes between runs
+	 * with no change to the code (bpf/slab/snapshot: the partial slabs it
+	 * counts). calibrate names it where a metric's medians follow it. NULL:
+	 * none.
+	 */
+	const char *state_fact;
+	/*
 	 * The harness interleaves cases: each round it calls setup, one sample
 	 * and teardown for every case in turn. The state (state_size bytes,
 	 * zeroed once) lives across the rounds, so a sample may accumulate

@@ -138,6 +138,9 @@ struct noise_row {
 	double drift_exponent;	/* the run noise is of levels corrected for the host's speed */
 	double host_r;		/* correlation with the host's syscall speed, NAN unknown */
 	size_t host_runs;	/* the runs it rests on */
+	const char *state_fact;	/* its benchmark's state_fact (bench/bench.h), or NULL */
+	double state_r;		/* correlation with that fact, NAN unknown */
+	size_t state_runs;
 };
 
 /* One speed per run, over the runs. */
@@ -237,22 +240,46 @@ static double case_reference(const struct kb_run *run, const struct kb_result *k
 }
 
 /*
- * How closely a metric's medians follow the host's syscall speed over the
- * runs: the correlation of their logarithms with the bare getppid loop's
- * (the same run's), signed so that positive is worse on a slower host (a
- * rate falls where a time rises). NAN with fewer than HOST_FOLLOW_RUNS
- * runs with both; *k gets how many.
+ * The kernel state case key's work walked in run: its benchmark's
+ * state_fact on the case's own metric (a paired twin has no facts of its
+ * own), or NAN without one.
  */
-static double host_follow(const double *medians, const double *bare, size_t n,
-			  enum kb_direction dir, size_t *k)
+static double case_state(const struct kb_run *run, const struct kb_result *key,
+			 const struct kb_bench *b)
+{
+	struct kb_result own = *key;
+	char metric[96];
+	const struct kb_result *r;
+	const char *f;
+	double v;
+
+	if (!b || !b->state_fact)
+		return NAN;
+	snprintf(metric, sizeof(metric), "%s", b->metric);
+	own.metric = metric;
+	r = find_result(run, &own);
+	f = r ? kb_result_fact(r, b->state_fact) : NULL;
+	v = f ? strtod(f, NULL) : NAN;
+	return v > 0.0 ? v : NAN;
+}
+
+/*
+ * How closely a metric's medians follow a figure of each run (the host's
+ * syscall speed, the kernel state its case walks): the correlation of
+ * their logarithms (the same run's), signed so that positive is worse as
+ * the figure grows (a rate falls where a time rises). NAN with fewer than
+ * HOST_FOLLOW_RUNS runs with both; *k gets how many.
+ */
+static double follow_over_runs(const double *medians, const double *figure, size_t n,
+			       enum kb_direction dir, size_t *k)
 {
 	double lm[MAX_RUNS], lb[MAX_RUNS], r;
 
 	*k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (medians[i] > 0.0 && bare[i] > 0.0) {
+		if (medians[i] > 0.0 && figure[i] > 0.0) {
 			lm[*k] = log(medians[i]);
-			lb[(*k)++] = log(bare[i]);
+			lb[(*k)++] = log(figure[i]);
 		}
 	if (*k < HOST_FOLLOW_RUNS)
 		return NAN;
@@ -261,7 +288,7 @@ static double host_follow(const double *medians, const double *bare, size_t n,
 }
 
 /* Whether r over k runs is a correlation chance gives less often than HOST_FOLLOW_P. */
-static bool follows_host(double r, size_t k)
+static bool follows(double r, size_t k)
 {
 	double t;
 
@@ -278,6 +305,8 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		     const struct host_speed *host, struct noise_row *row)
 {
 	double medians[MAX_RUNS], cvs[MAX_RUNS], robust[MAX_RUNS], bare[MAX_RUNS], counts[MAX_RUNS];
+	double state[MAX_RUNS];
+	const struct kb_bench *b = kb_bench_find(key->benchmark);
 	double z = gsl_cdf_ugaussian_Qinv(cli->alpha / 2.0);
 	bool exact = true;
 	const char *group = history_group(cli, &runs[0]);
@@ -298,6 +327,7 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 		bare[k] = case_reference(&runs[i], key);
 		if (isnan(bare[k]))
 			bare[k] = host->bare[i];
+		state[k] = case_state(&runs[i], key, b);
 		medians[k] = sum.median;
 		robust[k] = kb_robust_spread(r->samples, r->nsamples);
 		counts[k] = (double)r->nsamples;
@@ -312,7 +342,11 @@ static void noise_of(const struct kb_run *runs, size_t n, const struct kb_result
 	row->median = kb_median(medians, k);
 	row->within_cv = kb_median(cvs, k);
 	row->within_robust = kb_median(robust, k);
-	row->host_r = host_follow(medians, bare, k, key->direction, &row->host_runs);
+	row->host_r = follow_over_runs(medians, bare, k, key->direction, &row->host_runs);
+	row->state_fact = b ? b->state_fact : NULL;
+	row->state_r = row->state_fact ? follow_over_runs(medians, state, k, key->direction,
+							  &row->state_runs)
+				       : NAN;
 	for (size_t i = 1; i < k; i++)
 		exact = exact && medians[i] == medians[0];
 	exact = exact && k > 1 && row->within_robust == 0.0;
@@ -355,8 +389,9 @@ static bool meets(const struct noise_row *r)
  * What keeps a metric from its target: its samples (more of them help:
  * --auto-samples), the run-to-run noise (more runs per side or a quieter
  * host), the host's syscall speed where that noise follows it (a kernel
- * change moves the bare loop too, so no correction can take it out), or
- * an unknown figure. NULL when it meets it.
+ * change moves the bare loop too, so no correction can take it out), the
+ * kernel state its case walks where the noise follows that more closely,
+ * or an unknown figure. NULL when it meets it.
  */
 static const char *limited_by(const struct noise_row *r)
 {
@@ -366,7 +401,10 @@ static const char *limited_by(const struct noise_row *r)
 		return "unknown";
 	if (r->detect_samples >= r->detect_runs)
 		return "samples";
-	return follows_host(r->host_r, r->host_runs) ? "host_speed" : "run_noise";
+	if (follows(r->state_r, r->state_runs) &&
+	    !(follows(r->host_r, r->host_runs) && r->host_r > r->state_r))
+		return "kernel_state";
+	return follows(r->host_r, r->host_runs) ? "host_speed" : "run_noise";
 }
 
 static void fmt_pct(char *buf, size_t size, double frac)
@@ -390,7 +428,7 @@ static void fmt_count(char *buf, size_t size, double v)
 static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       const struct calibrate_cli *cli, const struct host_speed *host)
 {
-	size_t met = 0, corrected = 0, follow = 0, noisy = 0, paired = 0;
+	size_t met = 0, corrected = 0, follow = 0, noisy = 0, paired = 0, walked = 0;
 	char thr[32];
 
 	if (cli->threshold > 0)
@@ -406,11 +444,12 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
 	       "limits it (samples: more samples per run; run_noise: more runs per side;\n"
 	       "host_speed: the run noise follows the host's syscall speed, r the correlation\n"
-	       "of the medians with it over the runs)\n",
+	       "of the medians with it over the runs; kernel_state: it follows the kernel state\n"
+	       "the case walks, which the case records, as closely or more)\n",
 	       cli->s.baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];
-		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16], why[48];
+		char w[16], b[16], ds[16], dr[16], ns[16], nr[16], t[16], why[96];
 		const char *cause = limited_by(r);
 
 		met += meets(r);
@@ -426,10 +465,15 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 			snprintf(why, sizeof(why), "ok");
 		else if (!strcmp(cause, "host_speed"))
 			snprintf(why, sizeof(why), "MISSES: %s (r %.2f)", cause, r->host_r);
+		else if (!strcmp(cause, "kernel_state"))
+			snprintf(why, sizeof(why), "MISSES: %s (%s r %.2f)", cause, r->state_fact,
+				 r->state_r);
 		else
 			snprintf(why, sizeof(why), "MISSES: %s", cause);
 		follow += cause && !strcmp(cause, "host_speed");
-		noisy += cause && (!strcmp(cause, "host_speed") || !strcmp(cause, "run_noise"));
+		walked += cause && !strcmp(cause, "kernel_state");
+		noisy += cause && (!strcmp(cause, "host_speed") || !strcmp(cause, "run_noise") ||
+				   !strcmp(cause, "kernel_state"));
 		paired += isfinite(r->host_r);
 		if (i == 0)
 			printf("\n%12s %8s %14s %17s %16s %14s\n", "median", "within", "between",
@@ -453,6 +497,10 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 		       follow, noisy, HOST_FOLLOW_P);
 	else if (!isnan(host->getppid.noise) && noisy)
 		printf("host: which misses follow it takes %d runs or more\n", HOST_FOLLOW_RUNS);
+	if (walked)
+		printf("kernel state: %zu of the %zu misses for run noise follow the state their\n"
+		       "case walks, which other work leaves (kernel_state)\n",
+		       walked, noisy);
 	if (!isnan(host->reference.noise))
 		printf("host: the reference loop (no syscalls) took %.3f to %.3f ns/step over %zu runs,\n"
 		       "run noise %.1f%%; %zu of %zu metrics move with it and are host-corrected\n",
@@ -521,6 +569,10 @@ static void print_json(const struct noise_row *rows, size_t n, long runs,
 		cJSON_AddBoolToObject(o, "host_corrected", r->drift_exponent != 0.0);
 		cJSON_AddNumberToObject(o, "host_exponent", r->drift_exponent);
 		add_finite(o, "host_correlation", r->host_r);
+		if (r->state_fact) {
+			cJSON_AddStringToObject(o, "state_fact", r->state_fact);
+			add_finite(o, "state_correlation", r->state_r);
+		}
 		if (limited_by(r))
 			cJSON_AddStringToObject(o, "limited_by", limited_by(r));
 		else

@@ -334,6 +334,7 @@ struct night {
 	int day;
 	double speed;	/* the bare getppid loop, ns/call (0: no such fact) */
 	double own;	/* mm/guard/remove's own level factor */
+	double partial;	/* the partial slabs bpf/slab/snapshot walked (its state_fact) */
 	bool install;	/* with mm/guard/install */
 };
 
@@ -365,6 +366,19 @@ static void store_night(struct kb_store *s, const struct night *n, char *id, siz
 	cr_assert_eq(kb_result_add_factf(add_metric(&run, "bpf/uptr/publish", "method=uptr",
 						    "latency_vs_getppid", 11.0, KB_LOWER_IS_BETTER),
 					 "reference_ns_per_call", "%.2f", 64.0 * n->own), 0);
+	/*
+	 * A cost that grows with the kernel state its case walks, recorded on
+	 * the raw result only, and its twin beside a reference that stays put.
+	 */
+	cr_assert_eq(kb_result_add_factf(add_metric(&run, "bpf/slab/snapshot", "method=bpf_iter",
+						    "latency", 1.5e5 + 28.0 * n->partial,
+						    KB_LOWER_IS_BETTER),
+					 "partial_slabs", "%.0f", n->partial), 0);
+	cr_assert_eq(kb_result_add_factf(add_metric(&run, "bpf/slab/snapshot", "method=bpf_iter",
+						    "latency_vs_getppid",
+						    (1.5e5 + 28.0 * n->partial) / 1000.0,
+						    KB_LOWER_IS_BETTER),
+					 "reference_ns_per_call", "1000.00"), 0);
 	/* A rate: lower on a slower host. */
 	add_level(&run, "net/napi/bulk", "mode=busy_poll", 1e7 / n->speed, KB_HIGHER_IS_BETTER);
 	/* More samples night by night, as an --auto-samples plan grows them: 3 + 2 x day. */
@@ -382,7 +396,9 @@ static void store_night(struct kb_store *s, const struct night *n, char *id, siz
  * one that moves as much on its own for its run noise (r 0.28), each with
  * its correlation in the JSON; a metric moving as that one does but beside
  * a getppid reference of its own that moves with it, host_speed again.
- * The third night lacks mm/guard/install, the fourth the loop's figure: a
+ * bpf/slab/snapshot's medians follow the partial slabs its case walked
+ * (its state_fact): kernel_state, for its twin too. The third night lacks
+ * mm/guard/install, the fourth the loop's figure: a
  * metric's median pairs with its own night's. analysis/changepoint's
  * sample count grows from night to night.
  */
@@ -391,12 +407,13 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 {
 	static const double speed[6] = { 90, 110, 95, 120, 100, 105 };
 	static const double own[6] = { 1.00, 1.07, 0.94, 1.02, 1.08, 0.93 };
+	static const double partial[6] = { 3000, 6500, 3400, 10600, 4000, 5200 };
 	static struct cli_result r;
 	char dir[256], db[300], err[512], ids[10][128];
 	struct kb_store *s;
 	const cJSON *row, *id;
 	cJSON *doc;
-	int k = 0;
+	int k = 0, slab = 0;
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/nights.db", dir);
@@ -406,13 +423,17 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 		store_night(s, &(struct night){ .host = "cal-host", .label = "nights",
 						.kernel = "6.13.0", .day = i + 1,
 						.speed = i == 3 ? 0.0 : speed[i], .own = own[i],
-						.install = i != 2 },
+						.partial = partial[i], .install = i != 2 },
 			    ids[i], sizeof(ids[i]));
 	/* Runs that differ by more than noise: two hosts, two kernels. */
-	store_night(s, &(struct night){ "mix-a", "hosts", "6.13.0", 1, 100, 1, true }, ids[6], 128);
-	store_night(s, &(struct night){ "mix-b", "hosts", "6.13.0", 2, 100, 1, true }, ids[7], 128);
-	store_night(s, &(struct night){ "kern", "kernels", "6.13.0", 1, 100, 1, true }, ids[8], 128);
-	store_night(s, &(struct night){ "kern", "kernels", "6.14.0", 2, 100, 1, true }, ids[9], 128);
+	store_night(s, &(struct night){ "mix-a", "hosts", "6.13.0", 1, 100, 1, 3000, true }, ids[6],
+		    128);
+	store_night(s, &(struct night){ "mix-b", "hosts", "6.13.0", 2, 100, 1, 3000, true }, ids[7],
+		    128);
+	store_night(s, &(struct night){ "kern", "kernels", "6.13.0", 1, 100, 1, 3000, true },
+		    ids[8], 128);
+	store_night(s, &(struct night){ "kern", "kernels", "6.14.0", 2, 100, 1, 3000, true },
+		    ids[9], 128);
 	kb_store_close(s);
 
 	run_cli(&r, "calibrate --from nights --db %s -q -J", db);
@@ -443,6 +464,18 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	cr_expect_str_eq(cJSON_GetObjectItem(row, "metric")->valuestring, "latency");
 	cr_expect_gt(cJSON_GetObjectItem(row, "host_correlation")->valuedouble, 0.999);
 	cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring, "host_speed");
+	/* The state its case walks, named for the raw metric and for its twin (no facts of its own). */
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "metrics")) {
+		if (strcmp(cJSON_GetObjectItem(row, "benchmark")->valuestring, "bpf/slab/snapshot"))
+			continue;
+		slab++;
+		cr_expect_str_eq(cJSON_GetObjectItem(row, "state_fact")->valuestring, "partial_slabs");
+		cr_expect_gt(cJSON_GetObjectItem(row, "state_correlation")->valuedouble, 0.99);
+		cr_expect_str_eq(cJSON_GetObjectItem(row, "limited_by")->valuestring,
+				 "kernel_state", "%s", cJSON_GetObjectItem(row, "metric")->valuestring);
+	}
+	cr_expect_eq(slab, 2, "the raw metric and its twin");
+	cr_expect_null(cJSON_GetObjectItem(metric_row(doc, "mm/guard/remove"), "state_fact"));
 	/* What the samples detect rests on the nights' median count (5..15: 10), not the fewest. */
 	row = metric_row(doc, "analysis/changepoint");
 	cr_expect_eq(cJSON_GetObjectItem(row, "samples_per_run")->valuedouble, 10.0);
@@ -456,6 +489,11 @@ Test(calibrate, stored_runs_analysed_and_the_host_named_where_the_noise_follows_
 	cr_expect_not_null(strstr(r.out, "host: 1 of the 2 misses for run noise follow it"), "%s",
 			   r.out);
 	cr_expect_null(strstr(r.out, "harness/fidelity method=bare"), "%s", r.out);
+	run_cli(&r, "calibrate --from nights --db %s -q -f 'bpf/slab/*'", db);
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.out, "MISSES: kernel_state (partial_slabs r 1.00)"), "%s", r.out);
+	cr_expect_not_null(strstr(r.out, "kernel state: 2 of the 2 misses for run noise follow"),
+			   "%s", r.out);
 
 	/* A range of this host's runs; three runs are too few to name the host. */
 	run_cli(&r, "calibrate --from latest~2..latest --host cal-host --db %s -q -J", db);

@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,32 @@ int kb_slabinfo_read(struct kb_slab_table *t, char *why, size_t size)
 	if (err)
 		snprintf(why, size, "out of memory");
 	return err;
+}
+
+long kb_slab_partial_total(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	long total = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[512];
+		long n;
+		FILE *f;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/partial", e->d_name);
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%ld", &n) == 1 && n > 0)
+			total += n;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return total;
 }
 
 const struct kb_slab_cache *kb_slab_find(const struct kb_slab_table *t, const char *name)

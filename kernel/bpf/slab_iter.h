@@ -33,6 +33,14 @@ void kb_slab_iter_close(struct kb_slab_iter *it);
 /* The same from /proc/slabinfo. 0 or -errno with why filled. */
 int kb_slabinfo_read(struct kb_slab_table *t, char *why, size_t size);
 
+/*
+ * The partial slabs of every cache, from /sys/kernel/slab/<cache>/partial
+ * (aliases, which are links to the same cache, counted once): the lists a
+ * snapshot walks to count free objects, either way. -errno without
+ * CONFIG_SLUB_SYSFS.
+ */
+long kb_slab_partial_total(void);
+
 const struct kb_slab_cache *kb_slab_find(const struct kb_slab_table *t, const char *name);
 void kb_slab_table_free(struct kb_slab_table *t);
 
