@@ -361,7 +361,7 @@ static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_res
 	return most;
 }
 
-/* The median of the runs' getppid readings (fact reference_ns_per_call) for key, or NAN. */
+/* The median of the runs' readings (fact reference_ns_per_call: ns a unit) for key, or NAN. */
 static double side_reference(const struct kb_run *runs, size_t n, const struct kb_result *key)
 {
 	double *v = calloc(n ? n : 1, sizeof(*v)), med;

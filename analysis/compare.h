@@ -77,10 +77,11 @@ struct kb_metric_cmp {
 	 */
 	double drift_exponent, host_ratio, raw_change_pct;
 	/*
-	 * A paired twin (a result with a raw_metric fact: its samples over the
-	 * host's syscall speed, bench/harness.c) follows its raw metric's row;
-	 * paired says so, and reference_a/b are its runs' median getppid
-	 * reading in ns a call (NAN where a side recorded none).
+	 * A paired twin (a result with a raw_metric fact: its samples over a
+	 * reading of the host's speed, getppid or page_cycle, bench/harness.c)
+	 * follows its raw metric's row; paired says so, and reference_a/b are
+	 * its runs' median reading in ns a unit (the twin's reference_unit:
+	 * a call, a page; NAN where a side recorded none).
 	 */
 	bool paired;
 	double reference_a, reference_b;

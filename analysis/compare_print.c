@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The CI as percent change with + worse, matching change_pct. */
 static void ci_pct(const struct kb_metric_cmp *m, double *lo, double *hi)
@@ -116,6 +117,10 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 			 const struct kb_metric_cmp *raw)
 {
 	char ra[24] = "-", rb[24] = "-";
+	/* Stored before the page_cycle reference: getppid, in ns a call. */
+	const char *name = kb_result_fact(twin->ref, "reference");
+	const char *unit = kb_result_fact(twin->ref, "reference_unit");
+	bool syscall = !name || !strcmp(name, "getppid");
 
 	if (isfinite(twin->reference_a))
 		snprintf(ra, sizeof(ra), "%.1f", twin->reference_a);
@@ -123,7 +128,10 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 		snprintf(rb, sizeof(rb), "%.1f", twin->reference_b);
 	fprintf(out, "%14spaired: ", "");
 	kb_put_text(out, raw->ref->metric);
-	fprintf(out, " over getppid (A %s, B %s ns a call", ra, rb);
+	fputs(" over ", out);
+	kb_put_text(out, name ? name : "getppid");
+	fprintf(out, " (A %s, B %s ns ", ra, rb);
+	kb_put_text(out, unit ? unit : "a call");
 	if (isfinite(twin->reference_a) && isfinite(twin->reference_b))
 		fprintf(out, ": %+.1f%%", (twin->reference_b / twin->reference_a - 1.0) * 100.0);
 	fputs(")\n", out);
@@ -132,8 +140,11 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 		return;
 	fprintf(out, "%14sraw %s, paired %s: ", "", kb_verdict_name(raw->verdict),
 		kb_verdict_name(twin->verdict));
-	fputs(twin->verdict == KB_SAME ? "the change is the syscall path both share, or the host\n"
-				       : "the case's own cost moved against the host's\n", out);
+	if (twin->verdict != KB_SAME)
+		fputs("the case's own cost moved against the host's\n", out);
+	else
+		fprintf(out, "the change is the %s path both share, or the host\n",
+			syscall ? "syscall" : "page");
 }
 
 static bool raised(const struct kb_metric_cmp *m)
@@ -336,6 +347,10 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
 		if (m->paired && i > 0) {
 			cJSON_AddStringToObject(o, "paired_with", c->metrics[i - 1].ref->metric);
+			cJSON_AddStringToObject(o, "reference",
+						kb_result_fact(m->ref, "reference")
+							? kb_result_fact(m->ref, "reference")
+							: "getppid");
 			add_finite(o, "reference_ns_per_call_a", m->reference_a);
 			add_finite(o, "reference_ns_per_call_b", m->reference_b);
 		}

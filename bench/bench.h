@@ -9,6 +9,7 @@
 #define KB_BENCH_H
 
 #include "../results/run.h"
+#include "host_reference.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,6 +115,13 @@ struct kb_bench {
 	 * none.
 	 */
 	const char *state_fact;
+	/*
+	 * reference: the reading its samples are paired with (a timed cost on
+	 * one CPU only; bench/host_reference.h), where it is not getppid, which
+	 * every deterministic one gets: mm/guard/munmap and fork take
+	 * page_cycle, the page path their cost is made of. NULL: the default.
+	 */
+	const struct kb_reference *reference;
 	/*
 	 * The harness interleaves cases: each round it calls setup, one sample
 	 * and teardown for every case in turn. The state (state_size bytes,

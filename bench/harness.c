@@ -1,6 +1,6 @@
 #include "harness.h"
 #include "host_speed.h"
-#include "host_syscall.h"
+#include "host_reference.h"
 #include "time_budget.h"
 #include "../lib/filter.h"
 #include "collector.h"
@@ -316,21 +316,27 @@ struct case_ctx {
 	bool has_load;
 	struct kb_load load;
 	/*
-	 * A paired case's samples over the host's syscall speed beside them
-	 * (host_syscall.h), warm-up first, and those references in ns per call.
+	 * A paired case's samples over the reading beside them (ref,
+	 * host_reference.h), warm-up first, and those readings in ns per unit.
 	 */
+	const struct kb_reference *ref;
 	double *paired, *reference;
 	size_t npaired, npaired_warm;
 };
 
 /*
- * Whether a case's samples are paired with a getppid reference: a timed,
- * syscall-bound cost on one CPU, where the host's syscall speed is most of
- * its noise. Counts and rates are not: a ratio of them says nothing.
+ * What a case's samples are paired with, or NULL: a timed cost on one CPU,
+ * with the reference its benchmark names, else getppid for a syscall-bound
+ * (deterministic) one, where the host's syscall speed is most of its
+ * noise. Counts and rates are not: a ratio of them says nothing.
  */
-static bool paired_case(const struct kb_bench *b)
+static const struct kb_reference *paired_reference(const struct kb_bench *b)
 {
-	return b->timed && b->deterministic && b->one_cpu && b->direction == KB_LOWER_IS_BETTER;
+	if (!b->timed || !b->one_cpu || b->direction != KB_LOWER_IS_BETTER)
+		return NULL;
+	if (b->reference)
+		return b->reference;
+	return b->deterministic ? &kb_reference_getppid : NULL;
 }
 
 static void paired_add(struct case_ctx *x, double v, double before, double after, bool warmup)
@@ -441,7 +447,7 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 		placement_apply(where, true);
 	/* Outside setup..teardown: no program or mapping the case installs is in it. */
 	if (pair)
-		before = kb_host_syscall_read();
+		before = x->ref->read();
 	err = b->setup ? b->setup(x->state, &x->c, x->why, sizeof(x->why)) : 0;
 
 	for (int i = 0; i < x->meter.ncollect; i++)
@@ -465,7 +471,7 @@ static int run_round(struct case_ctx *x, const struct placement *where, struct k
 		b->teardown(x->state);
 	kb_undo_to(mark);
 	if (pair && sampled)
-		paired_add(x, v, before, kb_host_syscall_read(), warmup);
+		paired_add(x, v, before, x->ref->read(), warmup);
 	if (b->one_cpu)
 		placement_apply(where, false);
 	return err;
@@ -517,7 +523,7 @@ static void timing_overhead_fact(const struct case_ctx *x, struct kb_counters *c
 }
 
 /*
- * A paired case's second result: its samples in getppid calls (unit
+ * A paired case's second result: its samples in reference units (unit
  * "getppid/op" for "ns/op"), with what they were paired with. Appended
  * after the run's other results, so none of their indexes moves.
  */
@@ -532,17 +538,18 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 
 	if (!x->paired || !measured)
 		return 0;
-	snprintf(metric, sizeof(metric), "%s" KB_PAIRED_SUFFIX, b->metric);
-	snprintf(unit, sizeof(unit), "getppid%s", per);
+	snprintf(metric, sizeof(metric), "%s_vs_%s", b->metric, x->ref->name);
+	snprintf(unit, sizeof(unit), "%s%s", x->ref->name, per);
 	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, KB_LOWER_IS_BETTER);
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < x->npaired; i++)
 		if (kb_result_add_sample(r, x->paired[i], i < x->npaired_warm))
 			return -ENOMEM;
-	kb_result_add_factf(r, "paired_reference",
-			    "%d getppid() calls just before setup and just after teardown of each "
-			    "sample, on the case's CPU", KB_HOST_SYSCALL_CALLS);
+	kb_result_add_fact(r, "paired_reference", x->ref->how);
+	kb_result_add_fact(r, "reference", x->ref->name);
+	kb_result_add_fact(r, "reference_unit", x->ref->unit);
+	/* ns per unit of the reference (per call for getppid, the first one: the name stays) */
 	kb_result_add_factf(r, "reference_ns_per_call", "%.2f",
 			    kb_median(x->reference + x->npaired_warm, measured));
 	kb_result_add_fact(r, "raw_metric", b->metric);
@@ -657,7 +664,7 @@ static int prepare_cases(struct collect_arg *a, struct kb_counters *counters,
 				return -ENOMEM;
 			continue;
 		}
-		if (paired_case(b)) {
+		if ((x->ref = paired_reference(b))) {
 			x->paired = calloc((size_t)x->planned_rounds, sizeof(double));
 			x->reference = calloc((size_t)x->planned_rounds, sizeof(double));
 			if (!x->paired || !x->reference)

@@ -9,7 +9,6 @@
 #include "commands.h"
 #include "../bench/run_header.h"
 #include "../bench/harness.h"
-#include "../bench/host_syscall.h"
 #include "../bench/privilege.h"
 #include "suite_options.h"
 #include "../kernel/undo.h"
@@ -219,24 +218,27 @@ static const struct kb_result *find_result(const struct kb_run *run, const struc
 }
 
 /*
- * The host's syscall speed beside this case's own samples in run: the
- * median getppid reference its paired twin (metric + KB_PAIRED_SUFFIX,
- * bench/host_syscall.h) was taken against, or NAN without one.
+ * The host's speed beside this case's own samples in run: the median
+ * reading (getppid, page_cycle: bench/host_reference.h) its paired twin,
+ * <metric>_vs_<reference>, was taken against, or NAN without one.
  */
 static double case_reference(const struct kb_run *run, const struct kb_result *key)
 {
-	struct kb_result twin = *key;
-	char metric[96];
-	const struct kb_result *r;
-	const char *f;
-	double ns;
+	size_t len = strlen(key->metric);
 
-	snprintf(metric, sizeof(metric), "%s" KB_PAIRED_SUFFIX, key->metric);
-	twin.metric = metric;
-	r = find_result(run, &twin);
-	f = r ? kb_result_fact(r, "reference_ns_per_call") : NULL;
-	ns = f ? strtod(f, NULL) : NAN;
-	return ns > 0.0 ? ns : NAN;
+	for (size_t i = 0; i < run->nresults; i++) {
+		const struct kb_result *r = &run->results[i];
+		const char *f;
+		double ns;
+
+		if (strcmp(r->benchmark, key->benchmark) || strcmp(r->params, key->params) ||
+		    strncmp(r->metric, key->metric, len) || strncmp(r->metric + len, "_vs_", 4))
+			continue;
+		f = kb_result_fact(r, "reference_ns_per_call");
+		ns = f ? strtod(f, NULL) : NAN;
+		return ns > 0.0 ? ns : NAN;
+	}
+	return NAN;
 }
 
 /*
@@ -443,9 +445,10 @@ static void print_text(const struct noise_row *rows, size_t n, long runs,
 	       "needs: samples per run, runs per side for a verdict at %s; target: the\n"
 	       "change it should call (2%% deterministic, 5%% others), ok or MISSES and what\n"
 	       "limits it (samples: more samples per run; run_noise: more runs per side;\n"
-	       "host_speed: the run noise follows the host's syscall speed, r the correlation\n"
-	       "of the medians with it over the runs; kernel_state: it follows the kernel state\n"
-	       "the case walks, which the case records, as closely or more)\n",
+	       "host_speed: the run noise follows the host's speed (the reading the case is\n"
+	       "paired with, else harness/fidelity's bare loop), r the correlation of the\n"
+	       "medians with it over the runs; kernel_state: it follows the kernel state the\n"
+	       "case walks, which the case records, as closely or more)\n",
 	       cli->s.baseline, thr);
 	for (size_t i = 0; i < n; i++) {
 		const struct noise_row *r = &rows[i];

@@ -67,10 +67,19 @@ static void verdicts(FILE *f, const struct kb_report *r)
 		kb_put_xml(f, b);
 		fprintf(f, "</td><td class=n>%+.1f%%</td><td class=n>%.3f .. %.3f</td>"
 			   "<td class=n>%.2g</td><td class=\"n%s\">%.1f%%</td><td class=n>%.0f%%</td>"
-			   "<td>%s%s</td></tr>\n",
+			   "<td>%s",
 			isfinite(m->change_pct) ? m->change_pct : 0.0, m->ci_lo, m->ci_hi, m->p,
 			m->threshold > target + 1e-12 ? " miss" : "", m->threshold * 100.0,
-			target * 100.0, v, m->paired ? " (paired: the row above over getppid)" : "");
+			target * 100.0, v);
+		if (m->paired) {
+			const char *over = kb_result_fact(m->ref, "reference");
+
+			/* Stored before the page_cycle reference: getppid. */
+			fputs(" (paired: the row above over ", f);
+			kb_put_xml(f, over ? over : "getppid");
+			fputs(")", f);
+		}
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
 	for (size_t i = 0; i < c->nonly_a + c->nonly_b; i++) {

@@ -164,8 +164,10 @@ Test(compare, five_against_five_apart_is_decided)
  * One run of a syscall-bound case at host speed ref (ns a getppid call),
  * its results in the order of layout: t the paired twin, r its raw
  * latency (which goes with the host; the twin does not), o another metric.
+ * The twin is stored as runs before the page_cycle reference stored it
+ * (no reference facts: getppid), or with page_cycle's names when pages.
  */
-static void paired_run(struct kb_run *run, double ref, const char *layout)
+static void paired_run_over(struct kb_run *run, double ref, const char *layout, bool pages)
 {
 	size_t raw = SIZE_MAX, twin = SIZE_MAX;	/* indexes: adding a result moves them */
 
@@ -174,10 +176,16 @@ static void paired_run(struct kb_run *run, double ref, const char *layout)
 		struct kb_result *r;
 
 		if (*p == 't') {
-			r = kb_run_add_result(run, "bpf/uptr/publish", "method=m", "latency_vs_getppid",
-					      "getppid/op", KB_LOWER_IS_BETTER);
+			r = kb_run_add_result(run, "bpf/uptr/publish", "method=m",
+					      pages ? "latency_vs_page_cycle" : "latency_vs_getppid",
+					      pages ? "page_cycle/op" : "getppid/op",
+					      KB_LOWER_IS_BETTER);
 			cr_assert_not_null(r);
 			kb_result_add_factf(r, "reference_ns_per_call", "%.2f", ref);
+			if (pages) {
+				kb_result_add_fact(r, "reference", "page_cycle");
+				kb_result_add_fact(r, "reference_unit", "a page");
+			}
 			kb_result_add_fact(r, "raw_metric", "latency");
 			twin = run->nresults - 1;
 		} else if (*p == 'o') {
@@ -199,6 +207,11 @@ static void paired_run(struct kb_run *run, double ref, const char *layout)
 			kb_result_add_sample(&run->results[raw], cost * ref, false);
 		kb_result_add_sample(&run->results[twin], cost, false);
 	}
+}
+
+static void paired_run(struct kb_run *run, double ref, const char *layout)
+{
+	paired_run_over(run, ref, layout, false);
 }
 
 /*
@@ -260,6 +273,38 @@ Test(compare, paired_twin_follows_its_raw_metric_with_both_verdicts)
 	cr_assert_eq(c.nmetrics, 2);
 	cr_expect_str_eq(c.metrics[0].ref->metric, "latency_vs_getppid");
 	cr_expect(!c.metrics[0].paired && !c.metrics[1].paired, "a twin without its raw metric");
+	kb_comparison_free(&c);
+	kb_run_free(&a);
+	kb_run_free(&b);
+}
+
+/* A page_cycle twin names its reference, its unit and the path in text and JSON. */
+Test(compare, page_cycle_twin_names_its_reference)
+{
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+	struct kb_run a, b;
+	struct kb_comparison c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	o.samples_only = true;
+	paired_run_over(&a, 11000.0, "rt", true);
+	paired_run_over(&b, 12100.0, "rt", true);
+	cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
+	cr_assert(c.metrics[1].paired);
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	kb_comparison_print(f, &c, KB_FORMAT_TEXT, "a", "b");
+	kb_comparison_print(f, &c, KB_FORMAT_JSON, "a", "b");
+	fclose(f);
+	cr_expect_not_null(
+		strstr(text, "paired: latency over page_cycle (A 11000.0, B 12100.0 ns a page: +10.0%)"),
+		"%s", text);
+	cr_expect_not_null(strstr(text, "raw slower, paired same: the change is the page path"),
+			   "%s", text);
+	cr_expect_not_null(strstr(text, "\"reference\":\t\"page_cycle\""), "%s", text);
+	free(text);
 	kb_comparison_free(&c);
 	kb_run_free(&a);
 	kb_run_free(&b);

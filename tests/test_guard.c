@@ -172,6 +172,9 @@ Test(guard, fork_forks_a_process_holding_only_the_layout, .timeout = 120)
 			cJSON_GetObjectItem(cJSON_GetObjectItem(res, "facts"), "forked_process"));
 		int n;
 
+		/* Its page_cycle-paired twin (bench/host_reference.h) carries the harness's facts only. */
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(res, "metric")), "latency"))
+			continue;
 		cr_assert_not_null(f, "no forked_process fact for %s", method);
 		cr_assert_eq(sscanf(f, "guard-fork: the guarded layout alone, %d VMAs", &n), 1, "%s", f);
 		vmas[strcmp(method, "prot_none") == 0] = n;

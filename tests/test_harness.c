@@ -170,32 +170,48 @@ static int by_value(const void *a, const void *b)
  * A syscall-bound timed case (mm/guard/install) has a second result: each
  * sample over the getppid chunk timed beside it, so sample for sample raw
  * over paired is that reference, and their median is the one the fact
- * names. The warm-up is paired too; a count (mm/guard/vmas) is not.
+ * names. mm/guard/munmap, whose cost is the page path, is paired the same
+ * way with a page_cycle reading. The warm-up is paired too; a count
+ * (mm/guard/vmas) is not.
  */
-Test(harness, syscall_bound_samples_are_paired_with_a_getppid_reference, .timeout = 120)
+Test(harness, timed_costs_are_paired_with_the_reference_of_their_path, .timeout = 180)
 {
 	static struct cli_result r;
 	cJSON *doc, *results, *raw;
-	int paired = 0;
+	int paired = 0, pages = 0;
 
-	run_cli(&r, "run -f mm/guard/install -f mm/guard/vmas -r 5 -q -J --no-store");
+	run_cli(&r, "run -f mm/guard/install -f mm/guard/munmap -f mm/guard/vmas -r 5 -q -J "
+		    "--no-store");
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
 	results = cJSON_GetObjectItem(doc, "results");
 	cJSON_ArrayForEach(raw, results) {
-		cJSON *p = partner(results, raw, "latency_vs_getppid");
-		cJSON *rs = cJSON_GetObjectItem(raw, "samples"), *ps;
+		bool munmap = !strcmp(str(raw, "benchmark"), "mm/guard/munmap");
+		const char *name = munmap ? "page_cycle" : "getppid";
+		char metric[64], unit[64];
+		cJSON *p, *rs = cJSON_GetObjectItem(raw, "samples"), *ps, *facts;
 		double ref[5], fact_ns;
 		const char *f;
 
-		if (strcmp(str(raw, "benchmark"), "mm/guard/install") || strcmp(str(raw, "metric"), "latency")) {
-			cr_expect(strcmp(str(raw, "benchmark"), "mm/guard/vmas") || !p, "a count is paired");
+		snprintf(metric, sizeof(metric), "latency_vs_%s", name);
+		snprintf(unit, sizeof(unit), "%s/op", name);
+		p = partner(results, raw, metric);
+		if ((strcmp(str(raw, "benchmark"), "mm/guard/install") && !munmap) ||
+		    strcmp(str(raw, "metric"), "latency")) {
+			cr_expect(strcmp(str(raw, "benchmark"), "mm/guard/vmas") ||
+					  !partner(results, raw, "latency_vs_getppid"),
+				  "a count is paired");
 			continue;
 		}
-		cr_assert_not_null(p, "a mm/guard/install case has no paired result");
+		cr_assert_not_null(p, "a %s case has no paired result", str(raw, "benchmark"));
 		paired++;
-		cr_expect_str_eq(str(p, "unit"), "getppid/op");
+		pages += munmap;
+		cr_expect_str_eq(str(p, "unit"), unit);
+		facts = cJSON_GetObjectItem(p, "facts");
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference")), name);
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference_unit")),
+				 munmap ? "a page" : "a call");
 		cr_expect_str_eq(str(p, "direction"), "lower");
 		ps = cJSON_GetObjectItem(p, "samples");
 		cr_assert_eq(cJSON_GetArraySize(ps), 5);
@@ -206,7 +222,7 @@ Test(harness, syscall_bound_samples_are_paired_with_a_getppid_reference, .timeou
 
 			cr_assert_gt(pv, 0.0);
 			ref[i] = cJSON_GetArrayItem(rs, i)->valuedouble / pv;
-			cr_expect_gt(ref[i], 1.0, "getppid at %g ns", ref[i]);
+			cr_expect_gt(ref[i], 1.0, "%s at %g ns", name, ref[i]);
 		}
 		qsort(ref, 5, sizeof(ref[0]), by_value);
 		f = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"),
@@ -216,7 +232,8 @@ Test(harness, syscall_bound_samples_are_paired_with_a_getppid_reference, .timeou
 		/* The fact keeps two decimals. */
 		cr_expect_float_eq(ref[2], fact_ns, 0.0051 + ref[2] * 1e-9, "%g vs %s", ref[2], f);
 	}
-	cr_expect_geq(paired, 1, "no mm/guard/install case ran");
+	cr_expect_geq(paired - pages, 1, "no mm/guard/install case ran");
+	cr_expect_geq(pages, 1, "no mm/guard/munmap case ran");
 	cJSON_Delete(doc);
 }
 

@@ -1,0 +1,28 @@
+/*
+ * What a paired case's samples are divided by: a short reading of the
+ * host's speed at the kind of work the case does, taken just before setup
+ * and just after teardown of each sample, on the case's CPU, so both sides
+ * see the same moment of a VM whose speed wanders. A case's twin result is
+ * stored as <metric>_vs_<name> in <name> units (bench/harness.c).
+ *
+ * getppid (host_syscall.h): the syscall entry path, for syscall-bound costs.
+ * page_cycle (host_pages.h): map, touch and unmap anonymous pages, for what
+ * allocates, zeroes and frees pages and page tables (munmap, fork): on a
+ * VM here that path moved 11.5-17.0 us a page within minutes while getppid
+ * moved 1.04-1.25 us, and munmap's cost followed it (r 0.99 over 30 s bins;
+ * their ratio 1.7% between bins, the raw cost 11.7%).
+ */
+#ifndef KB_HOST_REFERENCE_H
+#define KB_HOST_REFERENCE_H
+
+struct kb_reference {
+	const char *name;	/* "getppid": the twin's metric suffix and unit */
+	const char *unit;	/* what one ns figure of a reading is per: "a call" */
+	const char *how;	/* one reading, for the twin's paired_reference fact */
+	double (*read)(void);	/* one reading: ns per unit */
+};
+
+extern const struct kb_reference kb_reference_getppid;
+extern const struct kb_reference kb_reference_page_cycle;
+
+#endif
