@@ -346,11 +346,11 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		if (m->prior)
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
 		if (m->paired && i > 0) {
+			const char *over = kb_result_fact(m->ref, "reference");
+
 			cJSON_AddStringToObject(o, "paired_with", c->metrics[i - 1].ref->metric);
-			cJSON_AddStringToObject(o, "reference",
-						kb_result_fact(m->ref, "reference")
-							? kb_result_fact(m->ref, "reference")
-							: "getppid");
+			/* Stored before the page_cycle reference: getppid. */
+			cJSON_AddStringToObject(o, "reference", over ? over : "getppid");
 			add_finite(o, "reference_ns_per_call_a", m->reference_a);
 			add_finite(o, "reference_ns_per_call_b", m->reference_b);
 		}

@@ -549,7 +549,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 	kb_result_add_fact(r, "paired_reference", x->ref->how);
 	kb_result_add_fact(r, "reference", x->ref->name);
 	kb_result_add_fact(r, "reference_unit", x->ref->unit);
-	/* ns per unit of the reference (per call for getppid, the first one: the name stays) */
+	/* ns a unit of the reference: the key is getppid's, the first one, so stored runs read alike */
 	kb_result_add_factf(r, "reference_ns_per_call", "%.2f",
 			    kb_median(x->reference + x->npaired_warm, measured));
 	kb_result_add_fact(r, "raw_metric", b->metric);

@@ -39,7 +39,6 @@ struct slab_state {
 static int snap_setup(void *state, const struct kb_case *c, char *why, size_t size)
 {
 	struct slab_state *s = state;
-
 	long partial = kb_slab_partial_total();
 
 	if (partial >= 0) {
