@@ -361,6 +361,13 @@ static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_res
 	return most;
 }
 
+const char *kb_twin_reference(const struct kb_result *twin)
+{
+	const char *name = kb_result_fact(twin, "reference");
+
+	return name ? name : "getppid";
+}
+
 /* The median of the runs' readings (fact reference_ns_per_call: ns a unit) for key, or NAN. */
 static double side_reference(const struct kb_run *runs, size_t n, const struct kb_result *key)
 {

@@ -87,6 +87,9 @@ struct kb_metric_cmp {
 	double reference_a, reference_b;
 };
 
+/* The reading a paired twin was taken against: its reference fact, or getppid (stored before it). */
+const char *kb_twin_reference(const struct kb_result *twin);
+
 struct kb_comparison {
 	struct kb_metric_cmp *metrics;
 	size_t nmetrics;

@@ -117,10 +117,10 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 			 const struct kb_metric_cmp *raw)
 {
 	char ra[24] = "-", rb[24] = "-";
+	const char *name = kb_twin_reference(twin->ref);
 	/* Stored before the page_cycle reference: getppid, in ns a call. */
-	const char *name = kb_result_fact(twin->ref, "reference");
 	const char *unit = kb_result_fact(twin->ref, "reference_unit");
-	bool syscall = !name || !strcmp(name, "getppid");
+	bool syscall = !strcmp(name, "getppid");
 
 	if (isfinite(twin->reference_a))
 		snprintf(ra, sizeof(ra), "%.1f", twin->reference_a);
@@ -129,7 +129,7 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 	fprintf(out, "%14spaired: ", "");
 	kb_put_text(out, raw->ref->metric);
 	fputs(" over ", out);
-	kb_put_text(out, name ? name : "getppid");
+	kb_put_text(out, name);
 	fprintf(out, " (A %s, B %s ns ", ra, rb);
 	kb_put_text(out, unit ? unit : "a call");
 	if (isfinite(twin->reference_a) && isfinite(twin->reference_b))
@@ -346,11 +346,8 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		if (m->prior)
 			cJSON_AddStringToObject(o, "noise_prior_family", m->prior->family);
 		if (m->paired && i > 0) {
-			const char *over = kb_result_fact(m->ref, "reference");
-
 			cJSON_AddStringToObject(o, "paired_with", c->metrics[i - 1].ref->metric);
-			/* Stored before the page_cycle reference: getppid. */
-			cJSON_AddStringToObject(o, "reference", over ? over : "getppid");
+			cJSON_AddStringToObject(o, "reference", kb_twin_reference(m->ref));
 			add_finite(o, "reference_ns_per_call_a", m->reference_a);
 			add_finite(o, "reference_ns_per_call_b", m->reference_b);
 		}

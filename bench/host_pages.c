@@ -22,13 +22,10 @@ double kb_host_pages_read(void)
 	return (double)(kb_now_ns() - t0) / KB_HOST_PAGES;
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 const struct kb_reference kb_reference_page_cycle = {
 	.name = "page_cycle",
 	.unit = "a page",
-	.how = STR(KB_HOST_PAGES) " anonymous pages mapped, touched and unmapped just before "
+	.how = KB_STR(KB_HOST_PAGES) " anonymous pages mapped, touched and unmapped just before "
 				  "setup and just after teardown of each sample, on the case's CPU",
 	.read = kb_host_pages_read,
 };

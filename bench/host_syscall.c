@@ -20,13 +20,10 @@ double kb_host_syscall_read(void)
 	return (double)(kb_now_ns() - t0) / KB_HOST_SYSCALL_CALLS;
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 const struct kb_reference kb_reference_getppid = {
 	.name = "getppid",
 	.unit = "a call",
-	.how = STR(KB_HOST_SYSCALL_CALLS) " getppid() calls just before setup and just after "
+	.how = KB_STR(KB_HOST_SYSCALL_CALLS) " getppid() calls just before setup and just after "
 					  "teardown of each sample, on the case's CPU",
 	.read = kb_host_syscall_read,
 };

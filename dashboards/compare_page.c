@@ -72,11 +72,8 @@ static void verdicts(FILE *f, const struct kb_report *r)
 			m->threshold > target + 1e-12 ? " miss" : "", m->threshold * 100.0,
 			target * 100.0, v);
 		if (m->paired) {
-			const char *over = kb_result_fact(m->ref, "reference");
-
-			/* Stored before the page_cycle reference: getppid. */
 			fputs(" (paired: the row above over ", f);
-			kb_put_xml(f, over ? over : "getppid");
+			kb_put_xml(f, kb_twin_reference(m->ref));
 			fputs(")", f);
 		}
 		fputs("</td></tr>\n", f);

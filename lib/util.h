@@ -17,6 +17,9 @@ enum kb_exit {
 };
 
 #define KB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* A macro's value as a string literal: KB_STR(KB_HOST_PAGES) is "128". */
+#define KB_STR_(x) #x
+#define KB_STR(x) KB_STR_(x)
 
 /* Prints "kbench: <message>" as one line on stderr. */
 void kb_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
