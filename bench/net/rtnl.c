@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <net/if.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,23 +42,37 @@ static const struct kb_axis axes[] = {
 
 enum rtnl_op { OP_ADDR, OP_ROUTE, OP_LINK, OP_VETH };
 
+struct rtnl_state;
+
 struct worker {
 	pthread_t th;
+	struct rtnl_state *crew;
 	int ns;			/* the namespace it works in */
 	int index;
 	enum rtnl_op op;
-	uint64_t deadline, ops;
+	uint64_t ops;
 	int err;
 	char dev[16];		/* its veth (link op) */
-	atomic_int *go;
 };
 
+/*
+ * The workers are made, placed in their namespace and given a socket in
+ * setup, then sleep until the sample starts them all at once: the window
+ * holds operations only, and no waiting worker spins on a CPU the others
+ * (2 on a small host, for up to 8 workers) need.
+ */
 struct rtnl_state {
 	int threads;
 	enum rtnl_op op;
 	int ns[MAX_THREADS];
 	int nns;
 	struct worker w[MAX_THREADS];
+	int started;		/* workers made and not joined yet */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* ready, go and quit change under mu */
+	int ready;
+	bool go, quit;
+	uint64_t deadline;
 	/* over the measured samples */
 	uint64_t ops, wall_ns;
 	double per_thread_min, per_thread_max;
@@ -107,23 +120,76 @@ static int one_pair(struct worker *w, struct kb_rtnl *r, unsigned lo, uint64_t i
 static void *work(void *arg)
 {
 	struct worker *w = arg;
+	struct rtnl_state *s = w->crew;
 	struct kb_rtnl r = { 0 };
-	unsigned lo;
+	uint64_t deadline;
+	unsigned lo = 0;
+	bool quit;
 
 	w->ops = 0;
 	w->err = kb_netns_enter(w->ns);
 	if (!w->err)
 		w->err = kb_rtnl_open(&r);
-	lo = if_nametoindex("lo");
-	while (!w->err && !atomic_load(w->go))
-		;	/* every worker starts at once */
-	for (uint64_t i = 0; !w->err && w->ops < MAX_OPS && kb_now_ns() < w->deadline; i++) {
+	if (!w->err)
+		lo = if_nametoindex("lo");
+	pthread_mutex_lock(&s->mu);
+	s->ready++;
+	pthread_cond_broadcast(&s->cv);
+	while (!s->go && !s->quit)
+		pthread_cond_wait(&s->cv, &s->mu);
+	deadline = s->deadline;
+	quit = s->quit;
+	pthread_mutex_unlock(&s->mu);
+	for (uint64_t i = 0; !quit && !w->err && w->ops < MAX_OPS && kb_now_ns() < deadline; i++) {
 		w->err = one_pair(w, &r, lo, i);
 		w->ops += 2;
 	}
 	kb_rtnl_close(&r);
 	kb_netns_leave();
 	return NULL;
+}
+
+/* Wakes the workers (to work until the deadline, or to quit) and joins them. */
+static void release_workers(struct rtnl_state *s, bool quit, uint64_t deadline)
+{
+	pthread_mutex_lock(&s->mu);
+	s->deadline = deadline;
+	s->quit = quit;
+	s->go = !quit;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	for (int i = 0; i < s->started; i++)
+		pthread_join(s->w[i].th, NULL);
+	s->started = 0;
+}
+
+/* Makes the workers and waits until each is in its namespace with its socket. */
+static int start_workers(struct rtnl_state *s, char *why, size_t size)
+{
+	int err;
+
+	s->mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	s->cv = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+	s->ready = 0;
+	s->go = s->quit = false;
+	for (int i = 0; i < s->threads; i++) {
+		struct worker *w = &s->w[i];
+
+		w->crew = s;
+		w->ns = s->ns[s->nns > 1 ? i : 0];
+		w->index = i;
+		w->op = s->op;
+		if ((err = pthread_create(&w->th, NULL, work, w))) {
+			snprintf(why, size, "starting workers: %s", strerror(err));
+			return -err;
+		}
+		s->started++;
+	}
+	pthread_mutex_lock(&s->mu);
+	while (s->ready < s->started)	/* each worker counts itself once, whatever befell it */
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
 }
 
 /* lo up (and for the link op, a veth per worker) inside namespace ns. */
@@ -172,41 +238,21 @@ static int rtnl_setup(void *state, const struct kb_case *c, char *why, size_t si
 		if (err)
 			return err;
 	}
-	return 0;
+	return start_workers(s, why, size);
 }
 
 static int rtnl_sample(void *state, struct kb_meter *m, uint64_t batch, struct kb_sample *out,
 		       char *why, size_t size)
 {
 	struct rtnl_state *s = state;
-	atomic_int go = 0;
 	uint64_t t0, t1, total = 0;
 	double lo = 1e300, hi = 0.0;
 	int err = 0;
 
 	(void)batch;
-	for (int i = 0; i < s->threads; i++) {
-		struct worker *w = &s->w[i];
-
-		w->ns = s->ns[s->nns > 1 ? i : 0];
-		w->index = i;
-		w->op = s->op;
-		w->go = &go;
-		if ((err = pthread_create(&w->th, NULL, work, w))) {
-			for (int k = 0; k < i; k++)
-				pthread_join(s->w[k].th, NULL);
-			snprintf(why, size, "starting workers: %s", strerror(err));
-			return -err;
-		}
-	}
 	kb_meter_begin(m);
 	t0 = kb_now_ns();
-	/* The window starts now, not before the threads were made (slow on a loaded host). */
-	for (int i = 0; i < s->threads; i++)
-		s->w[i].deadline = t0 + (s->op == OP_VETH ? VETH_WINDOW_NS : WINDOW_NS);
-	atomic_store(&go, 1);
-	for (int i = 0; i < s->threads; i++)
-		pthread_join(s->w[i].th, NULL);
+	release_workers(s, false, t0 + (s->op == OP_VETH ? VETH_WINDOW_NS : WINDOW_NS));
 	t1 = kb_now_ns();
 	kb_meter_end(m);
 	for (int i = 0; i < s->threads; i++) {
@@ -263,9 +309,13 @@ static void rtnl_facts(void *state, struct kb_result *r)
 	kb_rtnl_per_netns_fact(r);
 }
 
+/* Workers a failed setup or sample left waiting quit; the namespaces go with the undo list. */
 static void rtnl_teardown(void *state)
 {
-	(void)state;	/* the namespaces (and all in them) go with the undo list */
+	struct rtnl_state *s = state;
+
+	if (s->started)
+		release_workers(s, true, 0);
 }
 
 const struct kb_bench kb_net_rtnl[] = {
