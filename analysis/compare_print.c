@@ -120,7 +120,11 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 	const char *name = kb_twin_reference(twin->ref);
 	/* Stored before the page_cycle reference: getppid, in ns a call. */
 	const char *unit = kb_result_fact(twin->ref, "reference_unit");
-	bool syscall = !strcmp(name, "getppid");
+	/* Stored before the fact: getppid's or page_cycle's. */
+	const char *path = kb_result_fact(twin->ref, "reference_path");
+
+	if (!path)
+		path = !strcmp(name, "getppid") ? "the syscall path" : "the page path";
 
 	if (isfinite(twin->reference_a))
 		snprintf(ra, sizeof(ra), "%.1f", twin->reference_a);
@@ -140,11 +144,13 @@ static void print_paired(FILE *out, const struct kb_metric_cmp *twin,
 		return;
 	fprintf(out, "%14sraw %s, paired %s: ", "", kb_verdict_name(raw->verdict),
 		kb_verdict_name(twin->verdict));
-	if (twin->verdict != KB_SAME)
+	if (twin->verdict != KB_SAME) {
 		fputs("the case's own cost moved against the host's\n", out);
-	else
-		fprintf(out, "the change is the %s path both share, or the host\n",
-			syscall ? "syscall" : "page");
+	} else {
+		fputs("the change is ", out);
+		kb_put_text(out, path);
+		fputs(" both share, or the host\n", out);
+	}
 }
 
 static bool raised(const struct kb_metric_cmp *m)

@@ -116,10 +116,13 @@ struct kb_bench {
 	 */
 	const char *state_fact;
 	/*
-	 * reference: the reading its samples are paired with (a timed cost on
-	 * one CPU only; bench/host_reference.h), where it is not getppid, which
-	 * every deterministic one gets: mm/guard/munmap and fork take
-	 * page_cycle, the page path their cost is made of. NULL: the default.
+	 * reference: the reading a time metric's samples are paired with
+	 * (bench/host_reference.h), where it is not getppid, which every
+	 * deterministic timed cost on one CPU gets: mm/guard/munmap and fork
+	 * take page_cycle, the page path their cost is made of,
+	 * net/napi/rr wake_cycle, the cross-CPU wake-up each request makes,
+	 * and net/rtnl/ops (a rate: the twin is the rate times the reading)
+	 * getppid. NULL: the default.
 	 */
 	const struct kb_reference *reference;
 	/*

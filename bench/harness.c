@@ -324,19 +324,53 @@ struct case_ctx {
 	size_t npaired, npaired_warm;
 };
 
+/* ns in one of a time unit ("ns/op", "us"), or 0 where the unit is not a time. */
+static double unit_ns(const char *unit)
+{
+	static const struct { const char *prefix; double ns; } scale[] = {
+		{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 },
+	};
+
+	for (size_t i = 0; i < sizeof(scale) / sizeof(scale[0]); i++)
+		if (!strncmp(unit, scale[i].prefix, 2) && (!unit[2] || unit[2] == '/'))
+			return scale[i].ns;
+	return 0.0;
+}
+
+/* A rate: a unit per second ("ops/s"). */
+static bool unit_is_rate(const char *unit)
+{
+	size_t n = strlen(unit);
+
+	return n > 2 && !strcmp(unit + n - 2, "/s");
+}
+
 /*
- * What a case's samples are paired with, or NULL: a timed cost on one CPU,
- * with the reference its benchmark names, else getppid for a syscall-bound
- * (deterministic) one, where the host's syscall speed is most of its
- * noise. Counts and rates are not: a ratio of them says nothing.
+ * What a case's samples are paired with, or NULL: a time (lower is
+ * better) or a rate (higher is better) whose benchmark names its reference
+ * (whatever its timing or CPUs: the reference reads the host where the
+ * case runs), else getppid for a syscall-bound (deterministic) timed cost
+ * on one CPU, where the host's syscall speed is most of its noise. Counts
+ * are not: a ratio of them says nothing.
  */
 static const struct kb_reference *paired_reference(const struct kb_bench *b)
 {
-	if (!b->timed || !b->one_cpu || b->direction != KB_LOWER_IS_BETTER)
-		return NULL;
-	if (b->reference)
+	bool time = b->direction == KB_LOWER_IS_BETTER && unit_ns(b->unit) > 0.0;
+	bool rate = b->direction == KB_HIGHER_IS_BETTER && unit_is_rate(b->unit);
+
+	if (b->reference && (time || rate))
 		return b->reference;
-	return b->deterministic ? &kb_reference_getppid : NULL;
+	return time && b->timed && b->one_cpu && b->deterministic ? &kb_reference_getppid : NULL;
+}
+
+/*
+ * A time over the reading (in its units), a rate times it: per a million of
+ * its units, which for a reading near a microsecond keeps the twin near
+ * the rate per second (ns cancel either way).
+ */
+static double twin_value(const char *unit, double v, double ref_ns)
+{
+	return unit_is_rate(unit) ? v * ref_ns * 1e6 / 1e9 : v * unit_ns(unit) / ref_ns;
 }
 
 static void paired_add(struct case_ctx *x, double v, double before, double after, bool warmup)
@@ -346,7 +380,7 @@ static void paired_add(struct case_ctx *x, double v, double before, double after
 	if (x->npaired >= (size_t)x->planned_rounds || !(ref > 0.0))
 		return;
 	x->reference[x->npaired] = ref;
-	x->paired[x->npaired++] = v / ref;
+	x->paired[x->npaired++] = twin_value(x->c.bench->unit, v, ref);
 	x->npaired_warm += warmup;
 }
 
@@ -524,14 +558,15 @@ static void timing_overhead_fact(const struct case_ctx *x, struct kb_counters *c
 
 /*
  * A paired case's second result: its samples in reference units (unit
- * "getppid/op" for "ns/op"), with what they were paired with. Appended
- * after the run's other results, so none of their indexes moves.
+ * "getppid/op" for "ns/op", "ops/Mgetppid" for "ops/s"), with what they
+ * were paired with. Appended after the run's other results, so none of
+ * their indexes moves.
  */
 static int add_paired_result(const struct case_ctx *x, const struct placement *where,
 			     struct kb_run *run)
 {
 	const struct kb_bench *b = x->c.bench;
-	const char *per = strncmp(b->unit, "ns/", 3) == 0 ? b->unit + 2 : "";
+	const char *per = strchr(b->unit, '/') ? strchr(b->unit, '/') : "";
 	char metric[64], unit[64];
 	size_t measured = x->npaired - x->npaired_warm;
 	struct kb_result *r;
@@ -539,8 +574,12 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 	if (!x->paired || !measured)
 		return 0;
 	snprintf(metric, sizeof(metric), "%s_vs_%s", b->metric, x->ref->name);
-	snprintf(unit, sizeof(unit), "%s%s", x->ref->name, per);
-	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, KB_LOWER_IS_BETTER);
+	if (unit_is_rate(b->unit))	/* "ops/s": "ops/Mgetppid", ops in a million readings' time */
+		snprintf(unit, sizeof(unit), "%.*s/M%s", (int)(strlen(b->unit) - 2), b->unit,
+			 x->ref->name);
+	else				/* "ns/op": "getppid/op" */
+		snprintf(unit, sizeof(unit), "%s%s", x->ref->name, per);
+	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, b->direction);
 	if (!r)
 		return -ENOMEM;
 	for (size_t i = 0; i < x->npaired; i++)
@@ -549,6 +588,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 	kb_result_add_fact(r, "paired_reference", x->ref->how);
 	kb_result_add_fact(r, "reference", x->ref->name);
 	kb_result_add_fact(r, "reference_unit", x->ref->unit);
+	kb_result_add_fact(r, "reference_path", x->ref->path);
 	/* ns a unit of the reference: the key is getppid's, the first one, so stored runs read alike */
 	kb_result_add_factf(r, "reference_ns_per_call", "%.2f",
 			    kb_median(x->reference + x->npaired_warm, measured));

@@ -25,6 +25,7 @@ double kb_host_pages_read(void)
 const struct kb_reference kb_reference_page_cycle = {
 	.name = "page_cycle",
 	.unit = "a page",
+	.path = "the page path",
 	.how = KB_STR(KB_HOST_PAGES) " anonymous pages mapped, touched and unmapped just before "
 				  "setup and just after teardown of each sample, on the case's CPU",
 	.read = kb_host_pages_read,

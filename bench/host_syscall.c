@@ -23,6 +23,7 @@ double kb_host_syscall_read(void)
 const struct kb_reference kb_reference_getppid = {
 	.name = "getppid",
 	.unit = "a call",
+	.path = "the syscall path",
 	.how = KB_STR(KB_HOST_SYSCALL_CALLS) " getppid() calls just before setup and just after "
 					  "teardown of each sample, on the case's CPU",
 	.read = kb_host_syscall_read,

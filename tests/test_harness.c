@@ -174,6 +174,47 @@ static int by_value(const void *a, const void *b)
  * way with a page_cycle reading. The warm-up is paired too; a count
  * (mm/guard/vmas) is not.
  */
+/*
+ * A twin p of raw, paired with reference name in unit "a <ref_unit>": raw
+ * (a time: in ns times ns_per_unit) over the twin, or the twin over raw (a
+ * rate, ns_per_unit 0: ops in a million readings over ops a second, times
+ * 1000), is the reading, sample for sample, and the readings' median is
+ * the twin's reference_ns_per_call fact.
+ */
+static void expect_twin(cJSON *raw, cJSON *p, const char *name, const char *unit,
+			const char *ref_unit, double ns_per_unit)
+{
+	cJSON *rs = cJSON_GetObjectItem(raw, "samples"), *ps = cJSON_GetObjectItem(p, "samples");
+	cJSON *facts = cJSON_GetObjectItem(p, "facts");
+	double ref[5], fact_ns;
+	const char *f;
+
+	cr_expect_str_eq(str(p, "unit"), unit);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference")), name);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference_unit")),
+			 ref_unit);
+	cr_expect_str_eq(str(p, "direction"), str(raw, "direction"));
+	cr_assert_eq(cJSON_GetArraySize(ps), 5);
+	cr_assert_eq(cJSON_GetArraySize(rs), 5);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "warmup")), 1);
+	for (int i = 0; i < 5; i++) {
+		double pv = cJSON_GetArrayItem(ps, i)->valuedouble;
+
+		cr_assert_gt(pv, 0.0);
+		double rv = cJSON_GetArrayItem(rs, i)->valuedouble;
+
+		cr_assert_gt(rv, 0.0);
+		ref[i] = ns_per_unit > 0.0 ? rv * ns_per_unit / pv : pv * 1e3 / rv;
+		cr_expect_gt(ref[i], 1.0, "%s at %g ns", name, ref[i]);
+	}
+	qsort(ref, 5, sizeof(ref[0]), by_value);
+	f = cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference_ns_per_call"));
+	cr_assert_not_null(f);
+	fact_ns = strtod(f, NULL);
+	/* The fact keeps two decimals. */
+	cr_expect_float_eq(ref[2], fact_ns, 0.0051 + ref[2] * 1e-9, "%g vs %s", ref[2], f);
+}
+
 Test(harness, timed_costs_are_paired_with_the_reference_of_their_path, .timeout = 180)
 {
 	static struct cli_result r;
@@ -190,9 +231,7 @@ Test(harness, timed_costs_are_paired_with_the_reference_of_their_path, .timeout 
 		bool munmap = !strcmp(str(raw, "benchmark"), "mm/guard/munmap");
 		const char *name = munmap ? "page_cycle" : "getppid";
 		char metric[64], unit[64];
-		cJSON *p, *rs = cJSON_GetObjectItem(raw, "samples"), *ps, *facts;
-		double ref[5], fact_ns;
-		const char *f;
+		cJSON *p;
 
 		snprintf(metric, sizeof(metric), "latency_vs_%s", name);
 		snprintf(unit, sizeof(unit), "%s/op", name);
@@ -207,33 +246,75 @@ Test(harness, timed_costs_are_paired_with_the_reference_of_their_path, .timeout 
 		cr_assert_not_null(p, "a %s case has no paired result", str(raw, "benchmark"));
 		paired++;
 		pages += munmap;
-		cr_expect_str_eq(str(p, "unit"), unit);
-		facts = cJSON_GetObjectItem(p, "facts");
-		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference")), name);
-		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(facts, "reference_unit")),
-				 munmap ? "a page" : "a call");
-		cr_expect_str_eq(str(p, "direction"), "lower");
-		ps = cJSON_GetObjectItem(p, "samples");
-		cr_assert_eq(cJSON_GetArraySize(ps), 5);
-		cr_assert_eq(cJSON_GetArraySize(rs), 5);
-		cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "warmup")), 1);
-		for (int i = 0; i < 5; i++) {
-			double pv = cJSON_GetArrayItem(ps, i)->valuedouble;
-
-			cr_assert_gt(pv, 0.0);
-			ref[i] = cJSON_GetArrayItem(rs, i)->valuedouble / pv;
-			cr_expect_gt(ref[i], 1.0, "%s at %g ns", name, ref[i]);
-		}
-		qsort(ref, 5, sizeof(ref[0]), by_value);
-		f = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"),
-							     "reference_ns_per_call"));
-		cr_assert_not_null(f);
-		fact_ns = strtod(f, NULL);
-		/* The fact keeps two decimals. */
-		cr_expect_float_eq(ref[2], fact_ns, 0.0051 + ref[2] * 1e-9, "%g vs %s", ref[2], f);
+		expect_twin(raw, p, name, unit, munmap ? "a page" : "a call", 1.0);
 	}
 	cr_expect_geq(paired - pages, 1, "no mm/guard/install case ran");
 	cr_expect_geq(pages, 1, "no mm/guard/munmap case ran");
+	cJSON_Delete(doc);
+}
+
+/*
+ * net/napi/rr is neither timed by the meter nor on one CPU, and its p50 is
+ * in us: it is paired with the cross-CPU wake-up each request makes, its
+ * twin in round trips of that reading (us scaled to ns first).
+ */
+Test(harness, request_latency_in_us_is_paired_with_the_wake_cycle, .timeout = 180)
+{
+	static struct cli_result r;
+	cJSON *doc, *results, *raw;
+	int paired = 0;
+
+	run_cli(&r, "run -f net/napi/rr -r 5 -q -J --no-store");
+	cr_assert(r.status == 0 || r.status == 3, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	results = cJSON_GetObjectItem(doc, "results");
+	cJSON_ArrayForEach(raw, results) {
+		cJSON *p;
+
+		if (strcmp(str(raw, "metric"), "latency_p50") || !cJSON_GetArraySize(
+			cJSON_GetObjectItem(raw, "samples")))
+			continue;	/* the twins themselves, or a case skipped here */
+		cr_expect_str_eq(str(raw, "unit"), "us");
+		p = partner(results, raw, "latency_p50_vs_wake_cycle");
+		cr_assert_not_null(p, "a net/napi/rr case has no wake_cycle twin");
+		paired++;
+		expect_twin(raw, p, "wake_cycle", "wake_cycle", "a round trip", 1000.0);
+	}
+	/* method=base runs wherever veth does; the run's JSON says why where none ran. */
+	if (!paired)
+		cr_skip_test("skipped: no net/napi/rr case ran here: %.300s", r.out);
+	cJSON_Delete(doc);
+}
+
+/*
+ * net/rtnl/ops is a rate of multi-threaded work: paired with getppid as the
+ * benchmark names it, its twin is higher-is-better ops in a million getppid
+ * calls' time.
+ */
+Test(harness, a_rate_is_paired_times_its_reading, .timeout = 180)
+{
+	static struct cli_result r;
+	cJSON *doc, *results, *raw;
+	int paired = 0;
+
+	run_cli(&r, "run -f net/rtnl/ops -r 5 -q -J --no-store");
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	doc = cJSON_Parse(r.out);
+	cr_assert_not_null(doc, "%.300s", r.out);
+	results = cJSON_GetObjectItem(doc, "results");
+	cJSON_ArrayForEach(raw, results) {
+		cJSON *p;
+
+		if (strcmp(str(raw, "metric"), "throughput"))
+			continue;
+		cr_expect_str_eq(str(raw, "direction"), "higher");
+		p = partner(results, raw, "throughput_vs_getppid");
+		cr_assert_not_null(p, "a net/rtnl/ops case has no getppid twin");
+		paired++;
+		expect_twin(raw, p, "getppid", "ops/Mgetppid", "a call", 0.0);
+	}
+	cr_expect_eq(paired, 4, "threads 1 and 2, both methods");
 	cJSON_Delete(doc);
 }
 

@@ -522,6 +522,7 @@ const struct kb_bench kb_net_napi[] = {
 		.baseline = "base",
 		.axes = rr_axes,
 		.timed = false,
+		.reference = &kb_reference_wake_cycle,
 		.state_size = sizeof(struct rr_state),
 		.setup = rr_setup,
 		.sample = rr_sample,

@@ -329,6 +329,7 @@ const struct kb_bench kb_net_rtnl[] = {
 		.baseline = "shared_netns",
 		.axes = axes,
 		.timed = false,
+		.reference = &kb_reference_getppid,
 		.state_size = sizeof(struct rtnl_state),
 		.setup = rtnl_setup,
 		.sample = rtnl_sample,
