@@ -597,7 +597,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 		kb_result_add_factf(r, "discarded",
 				    "%zu (0 sizing the batch, %zu warm-up; stored as warmup)",
 				    x->npaired_warm, x->npaired_warm);
-	if (where->cpu >= 0)
+	if (b->one_cpu && where->cpu >= 0)	/* the others run where their threads are put */
 		kb_result_add_factf(r, "pinned_cpu", "%d", where->cpu);
 	r->has_load = x->has_load;
 	r->load = x->load;

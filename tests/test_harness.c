@@ -280,6 +280,8 @@ Test(harness, request_latency_in_us_is_paired_with_the_wake_cycle, .timeout = 18
 		cr_assert_not_null(p, "a net/napi/rr case has no wake_cycle twin");
 		paired++;
 		expect_twin(raw, p, "wake_cycle", "wake_cycle", "a round trip", 1000.0);
+		/* Its client and server threads run on CPUs of their own, not on a pinned one. */
+		cr_expect_null(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "facts"), "pinned_cpu"));
 	}
 	/* method=base runs wherever veth does; the run's JSON says why where none ran. */
 	if (!paired)
