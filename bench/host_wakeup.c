@@ -38,24 +38,33 @@ static bool one_byte(int fd, bool out)
 	return false;
 }
 
-/* Each trip is one byte each way; a failed read or write ends the reading (NAN). */
-static void *trips(void *arg)
+/* Each trip is one byte each way; false where a read or write failed. */
+static bool trips_made(struct side *s)
 {
-	struct side *s = arg;
 	uint64_t t0 = 0;
 
 	for (int i = 0; i < WARM_TRIPS + KB_HOST_WAKEUPS; i++) {
 		if (s->first && i == WARM_TRIPS)
 			t0 = kb_now_ns();
 		if (s->first && !one_byte(s->out, true))
-			return NULL;
+			return false;
 		if (!one_byte(s->in, false))
-			return NULL;
+			return false;
 		if (!s->first && !one_byte(s->out, true))
-			return NULL;
+			return false;
 	}
 	if (s->first)
 		s->ns = (double)(kb_now_ns() - t0) / KB_HOST_WAKEUPS;
+	return true;
+}
+
+/* A side closes the end it writes when it stops, so the other's read ends too, whatever befell it. */
+static void *trips(void *arg)
+{
+	struct side *s = arg;
+
+	trips_made(s);
+	close(s->out);
 	return NULL;
 }
 
@@ -79,31 +88,32 @@ static int start(pthread_t *th, struct side *s)
 double kb_host_wakeup_read(void)
 {
 	int cpus[CPU_SETSIZE], n = kb_allowed_cpus(cpus, CPU_SETSIZE);
-	int to_server[2], to_client[2] = { -1, -1 };
+	int to_server[2], to_client[2];
 	struct side server = { .cpu = n >= 2 ? cpus[0] : -1 };
 	struct side client = { .cpu = n >= 2 ? cpus[n - 1] : -1, .first = true, .ns = NAN };
 	pthread_t ts, tc;
 
 	if (pipe2(to_server, O_CLOEXEC))
 		return NAN;
-	if (!pipe2(to_client, O_CLOEXEC)) {
-		server.in = to_server[0], server.out = to_client[1];
-		client.in = to_client[0], client.out = to_server[1];
-		if (!start(&ts, &server)) {
-			if (!start(&tc, &client))
-				pthread_join(tc, NULL);
-			/* The server's read sees the end, whatever became of the client. */
-			close(to_server[1]);
-			to_server[1] = -1;
-			pthread_join(ts, NULL);
-		}
+	if (pipe2(to_client, O_CLOEXEC)) {
+		close(to_server[0]);
+		close(to_server[1]);
+		return NAN;
 	}
-	for (int i = 0; i < 2; i++) {
-		if (to_server[i] >= 0)
-			close(to_server[i]);
-		if (to_client[i] >= 0)
-			close(to_client[i]);
+	server.in = to_server[0], server.out = to_client[1];
+	client.in = to_client[0], client.out = to_server[1];
+	if (start(&ts, &server)) {
+		close(to_client[1]);
+		close(to_server[1]);
+	} else {
+		if (start(&tc, &client))
+			close(to_server[1]);	/* the server's read sees the end */
+		else
+			pthread_join(tc, NULL);
+		pthread_join(ts, NULL);
 	}
+	close(to_server[0]);
+	close(to_client[0]);
 	return client.ns;
 }
 
