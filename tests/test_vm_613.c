@@ -323,6 +323,8 @@ Test(vm613, napi_methods_on_nics_with_interrupts, .timeout = 900)
 		const char *device = fact_of(res, "device");
 
 		cr_assert_not_null(m, "a result without a method: %.300s", r.out);
+		if (strstr(cJSON_GetStringValue(cJSON_GetObjectItem(res, "metric")), "_vs_"))
+			continue;	/* the wake_cycle twin: the facts are its raw result's */
 		for (int i = 0; i < 4; i++) {
 			if (strcmp(m, methods[i]))
 				continue;
