@@ -566,7 +566,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 			     struct kb_run *run)
 {
 	const struct kb_bench *b = x->c.bench;
-	const char *per = strchr(b->unit, '/') ? strchr(b->unit, '/') : "";
+	const char *per = strchr(b->unit, '/');
 	char metric[64], unit[64];
 	size_t measured = x->npaired - x->npaired_warm;
 	struct kb_result *r;
@@ -577,8 +577,8 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 	if (unit_is_rate(b->unit))	/* "ops/s": "ops/Mgetppid", ops in a million readings' time */
 		snprintf(unit, sizeof(unit), "%.*s/M%s", (int)(strlen(b->unit) - 2), b->unit,
 			 x->ref->name);
-	else				/* "ns/op": "getppid/op" */
-		snprintf(unit, sizeof(unit), "%s%s", x->ref->name, per);
+	else				/* "ns/op": "getppid/op"; "us": "wake_cycle" */
+		snprintf(unit, sizeof(unit), "%s%s", x->ref->name, per ? per : "");
 	r = kb_run_add_result(run, b->name, x->c.canonical, metric, unit, b->direction);
 	if (!r)
 		return -ENOMEM;

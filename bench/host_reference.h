@@ -1,10 +1,12 @@
 /*
- * What a paired case's samples are divided by: a short reading of the
- * host's speed at the kind of work the case does, taken just before setup
- * and just after teardown of each sample, on the case's CPU, so both sides
- * see the same moment of a VM whose speed wanders. A reading not in ns a
- * call is in ns per its unit; a case in us is scaled to ns first. A case's twin result is
- * stored as <metric>_vs_<name> in <name> units (bench/harness.c).
+ * What a paired case's samples are divided by (a rate: multiplied by): a
+ * short reading of the host's speed at the kind of work the case does,
+ * taken just before setup and just after teardown of each sample, on the
+ * case's CPU (wake_cycle: on the two its threads use), so both sides see
+ * the same moment of a VM whose speed wanders. A reading is in ns a unit
+ * of its own ("a call", "a page"); a case in us or ms is scaled to ns
+ * first. A case's twin result is stored as <metric>_vs_<name>
+ * (bench/harness.c).
  *
  * getppid (host_syscall.h): the syscall entry path, for syscall-bound costs.
  * page_cycle (host_pages.h): map, touch and unmap anonymous pages, for what
