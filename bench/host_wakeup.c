@@ -1,6 +1,7 @@
 #include "host_wakeup.h"
 #include "host_reference.h"
 #include "../lib/util.h"
+#include "../results/summary.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,8 @@ struct side {
 	int in, out;		/* pipe ends it reads and writes */
 	int cpu;		/* -1: where the scheduler puts it */
 	bool first;		/* sends the first byte and times the trips */
-	double ns;
+	double trip_ns[KB_HOST_WAKEUPS];	/* the first side's, after the warm ones */
+	double ns;		/* the first side's median trip, NAN where one failed */
 };
 
 static bool one_byte(int fd, bool out)
@@ -38,23 +40,21 @@ static bool one_byte(int fd, bool out)
 	return false;
 }
 
-/* Each trip is one byte each way; false where a read or write failed. */
+/* Each trip is one byte each way, timed on the first side; false where a read or write failed. */
 static bool trips_made(struct side *s)
 {
-	uint64_t t0 = 0;
-
 	for (int i = 0; i < WARM_TRIPS + KB_HOST_WAKEUPS; i++) {
-		if (s->first && i == WARM_TRIPS)
-			t0 = kb_now_ns();
+		uint64_t t0 = kb_now_ns();
+
 		if (s->first && !one_byte(s->out, true))
 			return false;
 		if (!one_byte(s->in, false))
 			return false;
 		if (!s->first && !one_byte(s->out, true))
 			return false;
+		if (s->first && i >= WARM_TRIPS)
+			s->trip_ns[i - WARM_TRIPS] = (double)(kb_now_ns() - t0);
 	}
-	if (s->first)
-		s->ns = (double)(kb_now_ns() - t0) / KB_HOST_WAKEUPS;
 	return true;
 }
 
@@ -62,9 +62,11 @@ static bool trips_made(struct side *s)
 static void *trips(void *arg)
 {
 	struct side *s = arg;
+	bool made = trips_made(s);
 
-	trips_made(s);
 	close(s->out);
+	if (s->first && made)
+		s->ns = kb_median(s->trip_ns, KB_HOST_WAKEUPS);
 	return NULL;
 }
 
@@ -121,8 +123,8 @@ const struct kb_reference kb_reference_wake_cycle = {
 	.name = "wake_cycle",
 	.unit = "a round trip",
 	.path = "the cross-CPU wake-up path",
-	.how = KB_STR(KB_HOST_WAKEUPS) " one-byte round trips over two pipes between threads on "
-				    "the first and last CPU the case may use, just before setup and "
-				    "just after teardown of each sample",
+	.how = KB_STR(KB_HOST_WAKEUPS) " one-byte round trips (their median) over two pipes "
+				    "between threads on the first and last CPU the case may use, just "
+				    "before setup and just after teardown of each sample",
 	.read = kb_host_wakeup_read,
 };

@@ -13,7 +13,12 @@
 /* Round trips per reading: about 4 ms at 20 us a trip (a VM), under 1 ms on bare metal. */
 #define KB_HOST_WAKEUPS 200
 
-/* One reading: ns per round trip of KB_HOST_WAKEUPS. NAN if a pipe or thread cannot be made. */
+/*
+ * One reading: the median of KB_HOST_WAKEUPS round trips, in ns, as
+ * net/napi/rr's figure is the median of its requests (a trip the host
+ * delays moves one of them, not the reading). NAN if a pipe or thread
+ * cannot be made.
+ */
 double kb_host_wakeup_read(void);
 
 #endif
