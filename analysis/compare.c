@@ -448,6 +448,36 @@ static void place_twins(struct kb_comparison *c, const struct kb_run *a, size_t 
 	}
 }
 
+/* Whether every run of runs that records key's reading took it as how says. */
+static bool only_reading(const struct kb_run *runs, size_t n, const struct kb_result *key,
+			 const char *how)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < runs[i].nresults; j++) {
+			const struct kb_result *r = &runs[i].results[j];
+			const char *f = same_key(r, key) ? kb_result_fact(r, "paired_reference") : NULL;
+
+			if (f && strcmp(f, how))
+				return false;
+		}
+	return true;
+}
+
+/* Whether a run of one side and a run of the other took key's reading differently. */
+static bool readings_differ(const struct kb_run *a, size_t na, const struct kb_run *b,
+			    size_t nb, const struct kb_result *key)
+{
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < a[i].nresults; j++) {
+			const struct kb_result *r = &a[i].results[j];
+			const char *how = same_key(r, key) ? kb_result_fact(r, "paired_reference") : NULL;
+
+			if (how && !only_reading(b, nb, key, how))
+				return true;
+		}
+	return false;
+}
+
 /*
  * Samples taken while other processes used the CPUs (kernel/load.h) cannot
  * vouch for "same": a loaded baseline can hide a regression, so that is
@@ -515,7 +545,11 @@ int kb_compare(const struct kb_run *a, size_t na, const struct kb_run *b, size_t
 		out->with_noise += !isnan(m->noise);
 		compare_metric(m, opts);
 		check_noisy(m, a, na, b, nb);
-		if (isfinite(m->change_pct)) {
+		if (kb_result_fact(m->ref, "raw_metric") && readings_differ(a, na, b, nb, m->ref)) {
+			m->reading_changed = true;
+			m->verdict = KB_UNKNOWN;
+			m->more_samples = -1;
+		} else if (isfinite(m->change_pct)) {
 			log_sum += log1p(m->change_pct / 100.0);
 			out->geomean_n++;
 		}

@@ -85,6 +85,13 @@ struct kb_metric_cmp {
 	 */
 	bool paired;
 	double reference_a, reference_b;
+	/*
+	 * A twin whose two sides' readings were taken differently (their
+	 * paired_reference facts differ: a kbench that changed how it reads
+	 * the host): the ratio moved with the method, not the case, so its
+	 * verdict is unknown and it stays out of the geomean.
+	 */
+	bool reading_changed;
 };
 
 /* The reading a paired twin was taken against: its reference fact, or getppid (stored before it). */

@@ -61,7 +61,9 @@ static void fmt_noisy(char *buf, size_t size, const struct kb_metric_cmp *m)
 
 void kb_metric_cmp_reason(char *buf, size_t size, const struct kb_metric_cmp *m)
 {
-	if (m->noisy_pct > 0.0)
+	if (m->reading_changed)
+		snprintf(buf, size, "the sides took their readings differently: not comparable");
+	else if (m->noisy_pct > 0.0)
 		fmt_noisy(buf, size, m);
 	else if (m->verdict != KB_UNKNOWN)
 		buf[0] = '\0';
@@ -364,13 +366,16 @@ static void print_json(FILE *out, const struct kb_comparison *c, const char *na,
 		cJSON_AddStringToObject(o, "verdict", kb_verdict_name(m->verdict));
 		if (m->verdict == KB_UNKNOWN)
 			cJSON_AddNumberToObject(o, "more_samples", (double)m->more_samples);
-		if (m->noisy_pct > 0.0) {
+		if (m->noisy_pct > 0.0 || m->reading_changed) {
 			char reason[96];
 
-			fmt_noisy(reason, sizeof(reason), m);
+			kb_metric_cmp_reason(reason, sizeof(reason), m);
 			cJSON_AddStringToObject(o, "reason", reason);
-			cJSON_AddNumberToObject(o, "noisy_pct", m->noisy_pct);
 		}
+		if (m->noisy_pct > 0.0)
+			cJSON_AddNumberToObject(o, "noisy_pct", m->noisy_pct);
+		if (m->reading_changed)
+			cJSON_AddBoolToObject(o, "reading_changed", true);
 		cJSON_AddItemToArray(arr, o);
 	}
 	cJSON_AddNumberToObject(doc, "geomean_change_pct", (c->geomean - 1.0) * 100.0);

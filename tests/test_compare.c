@@ -310,6 +310,55 @@ Test(compare, page_cycle_twin_names_its_reference)
 	kb_run_free(&b);
 }
 
+/*
+ * A twin whose sides took their readings differently (a kbench that
+ * changed how it reads the host, say from one chunk to the median of
+ * eight) moved 10% with the method: unknown with the reason, out of the
+ * geomean, and no regression; the same twin read alike on both sides is
+ * slower, so the test would see the guard missing.
+ */
+Test(compare, a_twin_read_another_way_is_unknown_not_slower)
+{
+	static const char *const how_b[] = { "1000 calls", "1000 calls in 8 chunks" };
+	struct kb_compare_opts o = KB_COMPARE_DEFAULTS;
+
+	o.samples_only = true;
+	for (int changed = 0; changed < 2; changed++) {
+		struct kb_run a, b;
+		struct kb_comparison c;
+		char reason[96];
+
+		paired_run(&a, 70.0, "rt");
+		paired_run(&b, 70.0, "rt");
+		kb_result_add_fact(&a.results[1], "paired_reference", "1000 calls");
+		kb_result_add_fact(&b.results[1], "paired_reference", how_b[changed]);
+		for (size_t i = 0; i < b.results[1].nsamples; i++)
+			b.results[1].samples[i] *= 1.10;
+		cr_assert_eq(kb_compare(&a, 1, &b, 1, &o, &c), 0);
+		cr_assert_eq(c.nmetrics, 2);
+		cr_assert(c.metrics[1].paired);
+		cr_expect_eq(c.metrics[0].verdict, KB_SAME);
+		kb_metric_cmp_reason(reason, sizeof(reason), &c.metrics[1]);
+		if (changed) {
+			cr_expect(c.metrics[1].reading_changed);
+			cr_expect_eq(c.metrics[1].verdict, KB_UNKNOWN, "%s",
+				     kb_verdict_name(c.metrics[1].verdict));
+			cr_expect_not_null(strstr(reason, "readings differently"), "%s", reason);
+			cr_expect(!kb_comparison_regressed(&c));
+			cr_expect_eq(c.geomean_n, 1);
+		} else {
+			cr_expect(!c.metrics[1].reading_changed);
+			cr_expect_eq(c.metrics[1].verdict, KB_SLOWER, "%s",
+				     kb_verdict_name(c.metrics[1].verdict));
+			cr_expect(kb_comparison_regressed(&c));
+			cr_expect_eq(c.geomean_n, 2);
+		}
+		kb_comparison_free(&c);
+		kb_run_free(&a);
+		kb_run_free(&b);
+	}
+}
+
 /* A side whose resamples can have median 0 still shows its 3x change. */
 Test(compare, zero_median_resamples_do_not_hide_a_3x_change)
 {
