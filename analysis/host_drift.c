@@ -1,30 +1,15 @@
 #include "host_drift.h"
 #include "noise.h"
+#include "../results/units.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-
-static bool starts_with_time(const char *unit)
-{
-	static const char *const times[] = { "ns", "us", "ms", "s" };
-
-	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
-		size_t n = strlen(times[i]);
-
-		if (!strncmp(unit, times[i], n) && (unit[n] == '\0' || unit[n] == '/'))
-			return true;
-	}
-	return false;
-}
 
 int kb_drift_sign(const char *unit)
 {
-	size_t n = strlen(unit);
-
-	if (starts_with_time(unit))
+	if (kb_unit_ns(unit) > 0.0)
 		return 1;
-	return n > 2 && !strcmp(unit + n - 2, "/s") ? -1 : 0;
+	return kb_unit_is_rate(unit) ? -1 : 0;
 }
 
 double kb_drift_correct(double level, double host, double ref, double exponent)

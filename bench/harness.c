@@ -10,6 +10,7 @@
 #include "../lib/util.h"
 #include "../kernel/probe.h"
 #include "../results/summary.h"
+#include "../results/units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -324,27 +325,6 @@ struct case_ctx {
 	size_t npaired, npaired_warm;
 };
 
-/* ns in one of a time unit ("ns/op", "us"), or 0 where the unit is not a time. */
-static double unit_ns(const char *unit)
-{
-	static const struct { const char *prefix; double ns; } scale[] = {
-		{ "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 },
-	};
-
-	for (size_t i = 0; i < sizeof(scale) / sizeof(scale[0]); i++)
-		if (!strncmp(unit, scale[i].prefix, 2) && (!unit[2] || unit[2] == '/'))
-			return scale[i].ns;
-	return 0.0;
-}
-
-/* A rate: a unit per second ("ops/s"). */
-static bool unit_is_rate(const char *unit)
-{
-	size_t n = strlen(unit);
-
-	return n > 2 && !strcmp(unit + n - 2, "/s");
-}
-
 /*
  * What a case's samples are paired with, or NULL: a time (lower is
  * better) or a rate (higher is better) whose benchmark names its reference
@@ -355,8 +335,8 @@ static bool unit_is_rate(const char *unit)
  */
 static const struct kb_reference *paired_reference(const struct kb_bench *b)
 {
-	bool time = b->direction == KB_LOWER_IS_BETTER && unit_ns(b->unit) > 0.0;
-	bool rate = b->direction == KB_HIGHER_IS_BETTER && unit_is_rate(b->unit);
+	bool time = b->direction == KB_LOWER_IS_BETTER && kb_unit_ns(b->unit) > 0.0;
+	bool rate = b->direction == KB_HIGHER_IS_BETTER && kb_unit_is_rate(b->unit);
 
 	if (b->reference && (time || rate))
 		return b->reference;
@@ -370,7 +350,7 @@ static const struct kb_reference *paired_reference(const struct kb_bench *b)
  */
 static double twin_value(const char *unit, double v, double ref_ns)
 {
-	return unit_is_rate(unit) ? v * ref_ns * 1e6 / 1e9 : v * unit_ns(unit) / ref_ns;
+	return kb_unit_is_rate(unit) ? v * ref_ns * 1e6 / 1e9 : v * kb_unit_ns(unit) / ref_ns;
 }
 
 static void paired_add(struct case_ctx *x, double v, double before, double after, bool warmup)
@@ -574,7 +554,7 @@ static int add_paired_result(const struct case_ctx *x, const struct placement *w
 	if (!x->paired || !measured)
 		return 0;
 	snprintf(metric, sizeof(metric), "%s_vs_%s", b->metric, x->ref->name);
-	if (unit_is_rate(b->unit))	/* "ops/s": "ops/Mgetppid", ops in a million readings' time */
+	if (kb_unit_is_rate(b->unit))	/* "ops/s": "ops/Mgetppid", ops in a million readings' time */
 		snprintf(unit, sizeof(unit), "%.*s/M%s", (int)(strlen(b->unit) - 2), b->unit,
 			 x->ref->name);
 	else				/* "ns/op": "getppid/op"; "us": "wake_cycle" */
