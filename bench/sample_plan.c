@@ -34,11 +34,12 @@ double kb_samples_resolve(double z, double spread, double n, long baseline)
 	return z * 1.2533 * spread * sqrt((1.0 + 1.0 / (double)baseline) / n);
 }
 
-/* The samples a spread needs for target, within the bounds. */
-static long samples_for(const struct builder *b, double spread, double target)
+/* The samples a spread needs for target, within the bounds (bench/sample_plan.h). */
+static long samples_for(const struct builder *b, const struct kb_bench *bench, double spread)
 {
-	double need = ceil(kb_samples_needed(b->z, spread, target, b->baseline));
-	long most = b->base * KB_PLAN_MAX_FACTOR;
+	double need = ceil(kb_samples_needed(b->z, spread, KB_TARGET_CHANGE(bench), b->baseline));
+	long most = b->base * (bench->timed || bench->one_cpu ? KB_PLAN_MAX_FACTOR
+							      : KB_PLAN_LONG_FACTOR);
 
 	if (need <= (double)b->base)
 		return b->base;
@@ -65,9 +66,7 @@ static void flush(struct builder *b)
 
 	end_metric(b);
 	bench = isnan(b->neediest) ? NULL : kb_bench_find(b->benchmark);
-
-	/* Only where a sample costs milliseconds: no traffic, namespaces or helper processes. */
-	if (!bench || !(bench->timed || bench->one_cpu))
+	if (!bench)
 		return;
 	grown = realloc(b->plan->cases, (b->plan->n + 1) * sizeof(*grown));
 	if (!grown) {
@@ -77,7 +76,7 @@ static void flush(struct builder *b)
 	b->plan->cases = grown;
 	c = &grown[b->plan->n];
 	c->spread = b->neediest;
-	c->samples = samples_for(b, c->spread, KB_TARGET_CHANGE(bench));
+	c->samples = samples_for(b, bench, c->spread);
 	c->benchmark = strdup(b->benchmark);
 	c->params = strdup(b->params);
 	if (!c->benchmark || !c->params) {

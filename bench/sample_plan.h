@@ -10,9 +10,11 @@
  * twin) is sized for the one that spreads most. Each case gets between
  * the preset's count and KB_PLAN_MAX_FACTOR times it; a case with nothing
  * stored, the preset's.
- * Only timed and one_cpu benchmarks are planned: their samples last
- * milliseconds, where a traffic window, a namespace batch or an iperf3
- * run lasts up to seconds and would stretch the run past its budget.
+ * A case whose samples last up to seconds (a traffic window, a namespace
+ * batch, an iperf3 run: a benchmark neither timed nor one_cpu) grows to
+ * KB_PLAN_LONG_FACTOR times at most: without a time budget (-r) that
+ * bounds the run, and within one (nightly's) the budget takes back the
+ * extra rounds of the costliest cases first (bench/time_budget.h).
  */
 #ifndef KB_SAMPLE_PLAN_H
 #define KB_SAMPLE_PLAN_H
@@ -22,6 +24,7 @@
 #include <stddef.h>
 
 #define KB_PLAN_MAX_FACTOR 4
+#define KB_PLAN_LONG_FACTOR 2
 /* The significance the plan sizes for: compare's and calibrate's default. */
 #define KB_PLAN_ALPHA 0.01
 /* The newest stored results per case the spread is the median of. */

@@ -114,7 +114,8 @@ int kb_opt_format(const char *who, const struct kb_option *o, const char *arg, v
 	  .min = 1, .max = 100000 },                                                             \
 	{ KB_O("auto-samples", 0, KB_OPT_SET, offsetof(T, m.auto_samples), NULL,                     \
 	  "per case, the samples its stored spread on this host\n"                                \
-	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count)") },      \
+	  "needs for its target change (up to " KB_STR(KB_PLAN_MAX_FACTOR) "x the count,\n"          \
+	  KB_STR(KB_PLAN_LONG_FACTOR) "x where a sample takes seconds)") },                          \
 	{ KB_O("time-budget", 0, KB_OPT_CALL, offsetof(T, m), "TIME",                                \
 	  "past TIME (90s, 25m, 1h; 0: none) the costliest cases\n"                              \
 	  "take fewer samples, never under " KB_STR(KB_BUDGET_MIN_SAMPLES) " (default: --quick\n"    \

@@ -348,6 +348,7 @@ static void store_spreads(const char *db, const char *host, double fidelity, dou
 	/* A steadier metric read first: the case is sized for m, the one that spreads most. */
 	add_spread(&run, "harness/fidelity", "method=meter", "a_steadier", fidelity / 2.0);
 	add_spread(&run, "mm/guard/vmas", "method=prot_none,regions=1000,guard_pages=1", "m", vmas);
+	add_spread(&run, "results/store/save", "method=sqlite,writers=1", "rate", vmas);
 	cr_assert_eq(kb_store_save_run(s, &run, err, sizeof(err)), 0, "%s", err);
 	kb_run_free(&run);
 	kb_store_close(s);
@@ -355,18 +356,20 @@ static void store_spreads(const char *db, const char *host, double fidelity, dou
 
 /*
  * The samples -r 3 --auto-samples gives each case of one run, against the
- * stored spreads: fidelity's in *fidelity, prot_none's in *prot_none.
+ * stored spreads: fidelity's in *fidelity, prot_none's in *prot_none,
+ * results/store/save's (a case whose samples last up to seconds) in *save.
  * Fails on a case that was not planned but has samples other than 3.
  */
-static void planned_counts(const char *db, const char *extra, int *fidelity, int *prot_none)
+static void planned_counts(const char *db, const char *extra, int *fidelity, int *prot_none,
+			   int *save)
 {
 	static struct cli_result r;
 	cJSON *doc, *res;
 	char want[64];
 
-	*fidelity = *prot_none = -1;
-	run_cli(&r, "run -f harness/fidelity,mm/guard/vmas -r 3 --auto-samples %s --db %s -q -J --no-store",
-		extra, db);
+	*fidelity = *prot_none = *save = -1;
+	run_cli(&r, "run -f harness/fidelity,mm/guard/vmas,results/store/save -r 3 --auto-samples %s "
+		    "--db %s -q -J --no-store", extra, db);
 	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
 	doc = cJSON_Parse(r.out);
 	cr_assert_not_null(doc, "%.300s", r.out);
@@ -380,8 +383,8 @@ static void planned_counts(const char *db, const char *extra, int *fidelity, int
 			*fidelity = n;
 			snprintf(want, sizeof(want), "%d (robust spread 1.00%% stored)", n);
 			cr_expect_str_eq(planned, want);
-		} else if (!strcmp(m, "prot_none")) {
-			*prot_none = n;
+		} else if (!strcmp(m, "prot_none") || !strcmp(b, "results/store/save")) {
+			*(strcmp(m, "prot_none") ? save : prot_none) = n;
 			snprintf(want, sizeof(want), "%d (robust spread 10.00%% stored)", n);
 			cr_expect_str_eq(planned, want);
 		} else {
@@ -397,7 +400,9 @@ static void planned_counts(const char *db, const char *extra, int *fidelity, int
  * baseline of 5 pooled runs a stored spread of 1% needs
  * ceil(1.2 (2.5758 x 1.2533 x 1% / 2%)^2) = 4 samples, and one run
  * against one (--baseline 1) ceil(2 (...)^2) = 6; 10% would need 313,
- * capped at 4 x 3; a case with nothing stored keeps 3. fidelity's second
+ * capped at 4 x 3. results/store/save (target 5%, samples that store whole
+ * runs) would need 51 for its 10%, capped at 2 x 3, as every benchmark
+ * neither timed nor one_cpu is. A case with nothing stored keeps 3. fidelity's second
  * metric, at half its spread, needs fewer and does not lower its count
  * (the median of both would: 2, so 3). The run acts as
  * the host the spreads were stored under (--host); another host's
@@ -406,18 +411,20 @@ static void planned_counts(const char *db, const char *extra, int *fidelity, int
 Test(harness, auto_samples_size_each_case_from_its_stored_spread, .timeout = 300)
 {
 	char dir[256], db[300];
-	int fidelity, prot_none;
+	int fidelity, prot_none, save;
 
 	make_tmpdir(dir, sizeof(dir));
 	snprintf(db, sizeof(db), "%s/plan.db", dir);
 	store_spreads(db, "plan-host", 0.01, 0.10);
 	store_spreads(db, "another-host", 0.50, 0.50);
-	planned_counts(db, "--host plan-host", &fidelity, &prot_none);
+	planned_counts(db, "--host plan-host", &fidelity, &prot_none, &save);
 	cr_expect_eq(fidelity, 4, "harness/fidelity against 5 runs: %d samples", fidelity);
 	cr_expect_eq(prot_none, 12, "vmas prot_none: %d samples", prot_none);
-	planned_counts(db, "--baseline 1 --host plan-host", &fidelity, &prot_none);
+	cr_expect_eq(save, 6, "store save: %d samples", save);
+	planned_counts(db, "--baseline 1 --host plan-host", &fidelity, &prot_none, &save);
 	cr_expect_eq(fidelity, 6, "harness/fidelity one run against one: %d samples", fidelity);
 	cr_expect_eq(prot_none, 12, "vmas prot_none: %d samples", prot_none);
+	cr_expect_eq(save, 6, "store save: %d samples", save);
 	unlink_store(db);
 	rmdir(dir);
 }
