@@ -10,7 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static __thread int home_ns = -1;	/* the namespace the thread came from */
+/*
+ * The namespace the thread came from, held from its first enter to its
+ * leave: a thread that exits holding it would keep the fd open in the
+ * process for good (rtnl's workers, one per thread per sample, ran a
+ * calibrate out of file descriptors on its fourth run).
+ */
+static __thread int home_ns = -1;
 
 int kb_netns_enter(int fd)
 {
@@ -23,8 +29,11 @@ int kb_netns_enter(int fd)
 
 void kb_netns_leave(void)
 {
-	if (home_ns >= 0)
-		setns(home_ns, CLONE_NEWNET);
+	if (home_ns < 0)
+		return;
+	setns(home_ns, CLONE_NEWNET);
+	close(home_ns);
+	home_ns = -1;
 }
 
 int kb_netns_new(void)

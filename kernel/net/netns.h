@@ -18,8 +18,9 @@ int kb_netns_new_held(int *fd, char *why, size_t size);
 int kb_netns_hold(int fd);
 
 /*
- * Moves the calling thread into namespace fd (kb_netns_leave to come back;
- * fd -1: stay). 0 or -errno.
+ * Moves the calling thread into namespace fd (fd -1: stay); kb_netns_leave
+ * takes it back where it was before its first enter and lets go of the fd
+ * that held that place. 0 or -errno.
  */
 int kb_netns_enter(int fd);
 void kb_netns_leave(void);
