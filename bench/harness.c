@@ -635,6 +635,7 @@ struct collect_arg {
 	const struct kb_run_opts *o;
 	struct case_ctx *cases;
 	size_t n, cap;
+	long base_rounds;	/* a case's rounds at the preset's (or -r's) count */
 };
 
 static void collect_cases(const struct kb_bench *b, void *arg)
@@ -735,6 +736,7 @@ static long fit_budget(struct collect_arg *a, double budget_s, uint64_t start, l
 		bc[i] = (struct kb_budget_case){
 			.done = taken, .rounds = x->planned_rounds,
 			.floor = KB_WARMUP_SAMPLES + 1 + KB_BUDGET_MIN_SAMPLES,
+			.keep = a->base_rounds,
 			.ns_per_round = round_cost(x),
 		};
 	}
@@ -808,6 +810,7 @@ int kb_harness_run(const struct kb_run_opts *o, struct kb_run *run, int *failed)
 	}
 	placement_init(&where);
 	kb_for_each_bench(collect_cases, &a);
+	a.base_rounds = rounds;
 	/* The plan's cases take more rounds; the others finish early. */
 	for (size_t i = 0; i < a.n; i++) {
 		const struct kb_planned_case *pc =

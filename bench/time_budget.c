@@ -81,14 +81,23 @@ static double level(const struct kb_budget_case *c, size_t n, double pool)
 	return cap;
 }
 
-double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left)
+/* The time the rounds still to come up to each case's floor take. */
+static double floors_cost(const struct kb_budget_case *cases, size_t n)
 {
-	double must = 0.0, spent = 0.0, cap;
+	double must = 0.0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		must += cost(&cases[i], cases[i].done, floor_of(&cases[i]));
+	return must;
+}
+
+/* The cut with each case's floor as it stands. */
+static double fit_above_floors(struct kb_budget_case *cases, size_t n, double ns_left)
+{
+	double must = floors_cost(cases, n), spent = 0.0, cap;
+
+	for (size_t i = 0; i < n; i++)
 		spent += cost(&cases[i], floor_of(&cases[i]), cases[i].done);
-	}
 	/*
 	 * The cap is on a case's whole time above its floor, spent and to
 	 * come: a cap on what is to come alone would give every case the
@@ -108,6 +117,29 @@ double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left)
 
 		cases[i].rounds = want > cases[i].done ? want : cases[i].done;
 	}
+	return cap;
+}
+
+double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left)
+{
+	struct kb_budget_case *kept = calloc(n ? n : 1, sizeof(*kept));
+	double cap;
+
+	/* Out of memory: the cut toward the floors alone, the run still fits. */
+	if (!kept)
+		return fit_above_floors(cases, n, ns_left);
+	for (size_t i = 0; i < n; i++) {
+		kept[i] = cases[i];
+		kept[i].floor = cases[i].keep > cases[i].floor ? cases[i].keep : cases[i].floor;
+	}
+	if (floors_cost(kept, n) > ns_left) {
+		free(kept);
+		return fit_above_floors(cases, n, ns_left);
+	}
+	cap = fit_above_floors(kept, n, ns_left);
+	for (size_t i = 0; i < n; i++)
+		cases[i].rounds = kept[i].rounds;
+	free(kept);
 	return cap;
 }
 

@@ -8,6 +8,11 @@
  * up to the same cap, the cap as high as the budget allows. A case whose
  * samples cost milliseconds keeps all it planned; the seconds-long
  * traffic windows give way.
+ * The rounds a sample plan added (--auto-samples) go first: while the
+ * preset's count of every case fits, the cap is on the rounds above it,
+ * so one case's plan never costs another case the samples it would have
+ * had without one; only when even those do not fit are cases cut
+ * toward their floors.
  */
 #ifndef KB_TIME_BUDGET_H
 #define KB_TIME_BUDGET_H
@@ -22,14 +27,16 @@ struct kb_budget_case {
 	long done;		/* rounds taken */
 	long rounds;		/* rounds planned: cut in place */
 	long floor;		/* rounds it keeps whatever the budget */
+	long keep;		/* rounds it keeps while they all fit (the preset's); 0: floor */
 	double ns_per_round;	/* measured; 0 or less: none yet, counted as free */
 };
 
 /*
  * Fits the cases' remaining rounds into ns_left: returns the cap on the
- * time each case's rounds above its floor may take in all (INFINITY: the
- * plan fits, nothing cut; 0: every case cut to its floor or what it took,
- * which may still not fit). A case never goes under what it took.
+ * time each case's rounds above what it keeps may take in all, or above
+ * its floor when the kept rounds do not fit (INFINITY: the plan fits,
+ * nothing cut; 0: every case cut to its floor or what it took, which may
+ * still not fit). A case never goes under what it took.
  */
 double kb_budget_fit(struct kb_budget_case *cases, size_t n, double ns_left);
 

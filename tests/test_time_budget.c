@@ -2,7 +2,8 @@
  * The run's time budget (bench/time_budget.h): when the rounds still
  * planned would end the run past it, each case loses the same share of
  * its rounds above the floor, none goes under the floor, and what stays
- * fits; a run cut by it says so per case and in the run.
+ * fits; a plan's extra rounds go first; a run cut by it says so per case
+ * and in the run.
  */
 #include "helpers.h"
 #include "../bench/time_budget.h"
@@ -114,6 +115,41 @@ Test(time_budget, a_costly_case_does_not_take_the_cheap_ones_samples_round_by_ro
 	cr_expect_eq(c[0].rounds, 122, "the cheap case: %ld rounds", c[0].rounds);
 	cr_expect_eq(c[2].rounds, 32, "the middle case: %ld rounds", c[2].rounds);
 	cr_expect(c[1].rounds >= 12 && c[1].rounds < 32, "the costly case: %ld rounds", c[1].rounds);
+}
+
+/*
+ * A plan's extra rounds go before any case's preset count (keep, 32
+ * rounds): A planned 90 more at 1 ms, B 30 more at 100 ms, C none at
+ * 200 ms. With 10 s left the kept rounds take 9,030 ms; the 970 ms over
+ * them give A its 90 ms and B the other 880 (8 rounds), and C keeps all
+ * 32 (shared down to the floors, C would have lost 3 of them to B's
+ * plan). With 5 s left not even the kept rounds fit: the cut shares the
+ * time above the floors (12) as ever, 940 ms a case.
+ */
+Test(time_budget, a_plans_extra_rounds_are_cut_before_any_case_loses_its_preset_count)
+{
+	struct kb_budget_case plan[] = {
+		{ .done = 2, .rounds = 122, .floor = 12, .keep = 32, .ns_per_round = 1e6 },
+		{ .done = 2, .rounds = 62, .floor = 12, .keep = 32, .ns_per_round = 100e6 },
+		{ .done = 2, .rounds = 32, .floor = 12, .keep = 32, .ns_per_round = 200e6 },
+	}, c[3];
+	double cap;
+
+	memcpy(c, plan, sizeof(c));
+	cap = kb_budget_fit(c, 3, 10e9);
+	cr_expect_float_eq(cap, 880e6, 1.0);
+	cr_expect_eq(c[0].rounds, 122);
+	cr_expect_eq(c[1].rounds, 40);
+	cr_expect_eq(c[2].rounds, 32, "C lost its preset count to B's plan: %ld", c[2].rounds);
+	cr_expect_leq(left_cost(c, 3), 10e9);
+
+	memcpy(c, plan, sizeof(c));
+	cap = kb_budget_fit(c, 3, 5e9);
+	cr_expect_float_eq(cap, 940e6, 1.0);
+	cr_expect_eq(c[0].rounds, 122);
+	cr_expect_eq(c[1].rounds, 21);
+	cr_expect_eq(c[2].rounds, 16);
+	cr_expect_leq(left_cost(c, 3), 5e9);
 }
 
 /* Too little time for the floors: every case goes to its floor, and no lower. */
