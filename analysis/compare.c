@@ -29,6 +29,27 @@ static bool same_key(const struct kb_result *x, const struct kb_result *y)
 	       strcmp(x->metric, y->metric) == 0;
 }
 
+/* A walk over a side's results of one key, run by run (next_of_key). */
+struct key_walk {
+	const struct kb_run *runs;
+	size_t n;
+	const struct kb_result *key;
+	size_t run, at;		/* where the walk stands: run is the last result's run */
+};
+
+/* The next result of w->key in w->runs, or NULL after the last. */
+static const struct kb_result *next_of_key(struct key_walk *w)
+{
+	for (; w->run < w->n; w->run++, w->at = 0)
+		while (w->at < w->runs[w->run].nresults) {
+			const struct kb_result *r = &w->runs[w->run].results[w->at++];
+
+			if (same_key(r, w->key))
+				return r;
+		}
+	return NULL;
+}
+
 /* Distinct metric keys of a side, first occurrence of each, in run order. */
 static size_t distinct_keys(const struct kb_run *runs, size_t n, const struct kb_result **out)
 {
@@ -63,6 +84,9 @@ static size_t count_results(const struct kb_run *runs, size_t n)
 static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_result *key,
 		    size_t *n, size_t **groups, size_t *ngroups)
 {
+	struct key_walk w = { .runs = runs, .n = nruns, .key = key };
+	const struct kb_result *r;
+	size_t last = SIZE_MAX;	/* the run of the group being filled */
 	double *v = NULL;
 
 	*n = 0;
@@ -70,28 +94,25 @@ static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_res
 	*groups = calloc(nruns ? nruns : 1, sizeof(**groups));
 	if (!*groups)
 		return NULL;
-	for (size_t i = 0; i < nruns; i++) {
-		size_t before = *n;
+	while ((r = next_of_key(&w))) {
+		double *bigger;
 
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			const struct kb_result *r = &runs[i].results[j];
-			double *bigger;
-
-			if (!same_key(r, key) || !r->nsamples)
-				continue;
-			bigger = realloc(v, (*n + r->nsamples) * sizeof(*v));
-			if (!bigger) {
-				free(v);
-				*n = 0;
-				*ngroups = 0;
-				return NULL;
-			}
-			v = bigger;
-			memcpy(v + *n, r->samples, r->nsamples * sizeof(*v));
-			*n += r->nsamples;
+		if (!r->nsamples)
+			continue;
+		bigger = realloc(v, (*n + r->nsamples) * sizeof(*v));
+		if (!bigger) {
+			free(v);
+			*n = 0;
+			*ngroups = 0;
+			return NULL;
 		}
-		if (*n > before)
-			(*groups)[(*ngroups)++] = *n - before;
+		v = bigger;
+		memcpy(v + *n, r->samples, r->nsamples * sizeof(*v));
+		*n += r->nsamples;
+		if (w.run != last)
+			(*groups)[(*ngroups)++] = 0;
+		last = w.run;
+		(*groups)[*ngroups - 1] += r->nsamples;
 	}
 	return v;
 }
@@ -102,21 +123,22 @@ static double *pool(const struct kb_run *runs, size_t nruns, const struct kb_res
  */
 static double side_speed(const struct kb_run *runs, size_t n, const struct kb_result *key)
 {
+	struct key_walk w = { .runs = runs, .n = n, .key = key };
+	const struct kb_result *r;
+	size_t k = 0, last = SIZE_MAX;
 	double sum = 0.0;
-	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			double v = kb_run_host_speed(&runs[i]);
+	while ((r = next_of_key(&w))) {
+		double v = kb_run_host_speed(&runs[w.run]);
 
-			if (!same_key(&runs[i].results[j], key) || !runs[i].results[j].nsamples)
-				continue;
-			if (isnan(v))
-				return NAN;
-			sum += log(v);
-			k++;
-			break;
-		}
+		if (!r->nsamples || w.run == last)
+			continue;
+		if (isnan(v))
+			return NAN;
+		sum += log(v);
+		k++;
+		last = w.run;
+	}
 	return k ? exp(sum / (double)k) : NAN;
 }
 
@@ -124,17 +146,13 @@ static double side_speed(const struct kb_run *runs, size_t n, const struct kb_re
 static void correct_side(double *v, const struct kb_run *runs, size_t n,
 			 const struct kb_result *key, double ref, double e)
 {
+	struct key_walk w = { .runs = runs, .n = n, .key = key };
+	const struct kb_result *r;
 	size_t at = 0;
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			const struct kb_result *r = &runs[i].results[j];
-
-			if (!same_key(r, key))
-				continue;
-			for (size_t k = 0; k < r->nsamples; k++, at++)
-				v[at] = kb_drift_correct(v[at], kb_run_host_speed(&runs[i]), ref, e);
-		}
+	while ((r = next_of_key(&w)))
+		for (size_t k = 0; k < r->nsamples; k++, at++)
+			v[at] = kb_drift_correct(v[at], kb_run_host_speed(&runs[w.run]), ref, e);
 }
 
 /*
@@ -349,15 +367,13 @@ static void compare_metric(struct kb_metric_cmp *m, const struct kb_compare_opts
 /* The largest share of a CPU other processes used during a noisy result of key, or 0. */
 static double noisy_pct(const struct kb_run *runs, size_t n, const struct kb_result *key)
 {
+	struct key_walk w = { .runs = runs, .n = n, .key = key };
+	const struct kb_result *r;
 	double most = 0.0;
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			const struct kb_result *r = &runs[i].results[j];
-
-			if (r->has_load && r->load.noisy && same_key(r, key))
-				most = fmax(most, r->load.other_cpu_pct);
-		}
+	while ((r = next_of_key(&w)))
+		if (r->has_load && r->load.noisy)
+			most = fmax(most, r->load.other_cpu_pct);
 	return most;
 }
 
@@ -371,23 +387,24 @@ const char *kb_twin_reference(const struct kb_result *twin)
 /* The median of the runs' readings (fact reference_ns_per_call: ns a unit) for key, or NAN. */
 static double side_reference(const struct kb_run *runs, size_t n, const struct kb_result *key)
 {
+	struct key_walk w = { .runs = runs, .n = n, .key = key };
+	const struct kb_result *r;
 	double *v = calloc(n ? n : 1, sizeof(*v)), med;
-	size_t k = 0;
+	size_t k = 0, last = SIZE_MAX;
 
-	for (size_t i = 0; v && i < n; i++)
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			const struct kb_result *r = &runs[i].results[j];
-			const char *f = kb_result_fact(r, "reference_ns_per_call");
-			char *end;
-			double x;
+	while (v && (r = next_of_key(&w))) {
+		const char *f = kb_result_fact(r, "reference_ns_per_call");
+		char *end;
+		double x;
 
-			if (!same_key(r, key) || !f)
-				continue;
-			x = strtod(f, &end);
-			if (end != f && !*end && isfinite(x) && x > 0.0)
-				v[k++] = x;
-			break;
-		}
+		/* A run's first result of key that records a reading is its reading. */
+		if (!f || w.run == last)
+			continue;
+		last = w.run;
+		x = strtod(f, &end);
+		if (end != f && !*end && isfinite(x) && x > 0.0)
+			v[k++] = x;
+	}
 	med = k ? kb_median(v, k) : NAN;
 	free(v);
 	return med;
@@ -452,14 +469,15 @@ static void place_twins(struct kb_comparison *c, const struct kb_run *a, size_t 
 static bool only_reading(const struct kb_run *runs, size_t n, const struct kb_result *key,
 			 const char *how)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < runs[i].nresults; j++) {
-			const struct kb_result *r = &runs[i].results[j];
-			const char *f = same_key(r, key) ? kb_result_fact(r, "paired_reference") : NULL;
+	struct key_walk w = { .runs = runs, .n = n, .key = key };
+	const struct kb_result *r;
 
-			if (f && strcmp(f, how))
-				return false;
-		}
+	while ((r = next_of_key(&w))) {
+		const char *f = kb_result_fact(r, "paired_reference");
+
+		if (f && strcmp(f, how))
+			return false;
+	}
 	return true;
 }
 
@@ -467,14 +485,15 @@ static bool only_reading(const struct kb_run *runs, size_t n, const struct kb_re
 static bool readings_differ(const struct kb_run *a, size_t na, const struct kb_run *b,
 			    size_t nb, const struct kb_result *key)
 {
-	for (size_t i = 0; i < na; i++)
-		for (size_t j = 0; j < a[i].nresults; j++) {
-			const struct kb_result *r = &a[i].results[j];
-			const char *how = same_key(r, key) ? kb_result_fact(r, "paired_reference") : NULL;
+	struct key_walk w = { .runs = a, .n = na, .key = key };
+	const struct kb_result *r;
 
-			if (how && !only_reading(b, nb, key, how))
-				return true;
-		}
+	while ((r = next_of_key(&w))) {
+		const char *how = kb_result_fact(r, "paired_reference");
+
+		if (how && !only_reading(b, nb, key, how))
+			return true;
+	}
 	return false;
 }
 
